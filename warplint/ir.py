@@ -1,0 +1,149 @@
+"""The warp IR shared by both front ends.
+
+A module is a list of functions; a function body is a flat list of `Instr` and `Label`
+items in program order (the CFG builder cuts it into basic blocks).  Instructions are
+PTX-shaped three-address code: the CUDA-C front end lowers `__shfl_xor_sync(m, v, 16)`
+to the same `shfl.sync.bfly.b32` a PTX file would contain, so one analysis serves both.
+
+Conventions every front end follows:
+- `opcode` is the full dotted opcode (`shfl.sync.bfly.b32`, `ld.volatile.shared.u32`).
+- Registers and variables are `Reg`; special registers keep their PTX names
+  (`%laneid`, `%tid.x`, `%ctaid.y`, `%ntid.x`, `%lanemask_lt`, `WARP_SZ`).  Names are
+  unique per function (front ends rename scoped/shadowed names, e.g. `lo` -> `lo$3`).
+- Immediates are `Imm` (ints are kept as Python ints, floats as floats).
+- `Sym` names a label, function, global/shared variable or parameter.
+- Memory operands are `Addr(base, offset)`; the state space is in the opcode
+  (`ld.shared`, `st.global`, `ld.param`; none given means generic).
+- A guard `@%p` / `@!%p` is `guard=('%p', False)` / `('%p', True)`.
+- Calls: opcode `call` (with mods, e.g. `call.uni`), dests = return registers,
+  srcs = (Sym(callee), *arguments).  Branches: `bra` with srcs = (Sym(label),);
+  `brx.idx` with srcs = (index, Sym(label), ...).
+- `loc` is where findings are reported: the `.cu` line from `.loc` when the PTX has it,
+  otherwise the line in the input file.  `raw_loc` is the line in the input file
+  when it differs from `loc` (PTX with `.loc`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    path: str
+    line: int  # 1-based
+    col: int = 1  # 1-based
+    end_line: int | None = None  # optional span end (inclusive line, exclusive col)
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reg:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    value: int | float
+
+    def __str__(self) -> str:
+        return hex(self.value) if isinstance(self.value, int) and self.value > 9 else str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Addr:
+    base: Union[Reg, Sym, None]
+    offset: int = 0
+
+    def __str__(self) -> str:
+        if self.base is None:
+            return f"[{self.offset}]"
+        return f"[{self.base}+{self.offset}]" if self.offset else f"[{self.base}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Vec:
+    items: tuple
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(map(str, self.items)) + "}"
+
+
+Operand = Union[Reg, Imm, Sym, Addr, Vec]
+
+
+@dataclass(slots=True, eq=False)
+class Instr:
+    opcode: str
+    dests: tuple = ()
+    srcs: tuple = ()
+    loc: Loc = None  # type: ignore[assignment]
+    guard: tuple[str, bool] | None = None
+    raw_loc: Loc | None = None
+    text: str = ""  # the construct as written (PTX instruction text, CUDA call name)
+    negated: frozenset = frozenset()  # indices into srcs written as `!%p`
+
+    @property
+    def op(self) -> str:
+        """Base opcode: `shfl` for `shfl.sync.bfly.b32`."""
+        return self.opcode.split(".", 1)[0]
+
+    @property
+    def mods(self) -> tuple[str, ...]:
+        return tuple(self.opcode.split(".")[1:])
+
+    def __repr__(self) -> str:
+        g = f"@{'!' if self.guard[1] else ''}{self.guard[0]} " if self.guard else ""
+        ops = ", ".join(map(str, self.dests + self.srcs))
+        return f"<{g}{self.opcode} {ops} @{self.loc}>"
+
+
+@dataclass(slots=True, eq=False)
+class Label:
+    name: str
+    loc: Loc = None  # type: ignore[assignment]
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    name: str
+    is_kernel: bool
+    params: list[str] = field(default_factory=list)
+    ret_params: list[str] = field(default_factory=list)
+    body: list[Union[Instr, Label]] = field(default_factory=list)
+    loc: Loc = None  # type: ignore[assignment]
+    display_name: str = ""  # demangled / source name when known
+
+
+@dataclass(slots=True, eq=False)
+class Diagnostic:
+    """A problem with the input itself (not a rule finding): parse errors, skipped code."""
+    loc: Loc
+    severity: str  # "error" (file unusable, exit 2) or "note" (part skipped)
+    message: str
+
+
+@dataclass(slots=True, eq=False)
+class Module:
+    path: str
+    language: str  # "ptx" or "cuda"
+    functions: list[Function] = field(default_factory=list)
+    ptx_version: tuple[int, int] | None = None
+    target: str | None = None  # e.g. "sm_80", "sm_100a"
+    state_spaces: dict[str, str] = field(default_factory=dict)  # global/shared var -> space
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str = ""  # the input text (for fixes and suppressions)
