@@ -1,0 +1,89 @@
+"""The rule catalogue: one Markdown document per rule in `rules/` (shipped in the wheel as
+`warplint.rules`).  Each document starts with a front-matter block:
+
+    ---
+    id: WL001
+    slug: deprecated-non-sync
+    name: Deprecated non-.sync warp primitive
+    severity: warning
+    targets: all
+    summary: One line shown by `warplint rules` and as SARIF shortDescription.
+    ---
+
+followed by the Markdown body (what, why with the spec citation, bad/good examples in
+fenced blocks tagged `cuda bad`, `cuda good`, `ptx bad`, `ptx good`, how to fix).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+_EXAMPLE = re.compile(r"^```(ptx|cuda) (bad|good)\n(.*?)^```", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    id: str
+    slug: str
+    name: str
+    severity: str
+    targets: str
+    summary: str
+    body: str
+
+    @property
+    def examples(self) -> list[tuple[str, str, str]]:
+        """(language, "bad"|"good", code) for each tagged fenced block."""
+        return [(m[1], m[2], m[3]) for m in _EXAMPLE.finditer(self.body)]
+
+    @property
+    def doc_name(self) -> str:
+        return f"{self.id}-{self.slug}.md"
+
+
+def _parse(text: str) -> RuleDoc:
+    m = _FRONT.match(text)
+    if not m:
+        raise ValueError("rule document has no front matter")
+    meta = dict(line.split(":", 1) for line in m[1].splitlines() if ":" in line)
+    meta = {k.strip(): v.strip() for k, v in meta.items()}
+    return RuleDoc(meta["id"], meta["slug"], meta["name"], meta["severity"],
+                   meta.get("targets", "all"), meta["summary"], text[m.end():].strip() + "\n")
+
+
+def _documents():
+    try:
+        root = resources.files("warplint.rules")
+        docs = [p for p in root.iterdir() if p.name.endswith(".md")]
+        if docs:
+            return docs
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    return sorted((Path(__file__).resolve().parent.parent / "rules").glob("*.md"))
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, RuleDoc]:
+    rules = {}
+    for p in _documents():
+        if p.name.lower() == "readme.md":
+            continue
+        doc = _parse(p.read_text(encoding="utf-8"))
+        rules[doc.id] = doc
+    return dict(sorted(rules.items()))
+
+
+def lookup(name: str) -> RuleDoc | None:
+    """A rule by id (`WL001`, case-insensitive) or slug."""
+    rules = catalog()
+    key = name.strip()
+    if key.upper() in rules:
+        return rules[key.upper()]
+    for doc in rules.values():
+        if doc.slug == key:
+            return doc
+    return None

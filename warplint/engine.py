@@ -1,0 +1,102 @@
+"""The pipeline: source -> front end -> IR -> CFG -> analyses -> checks -> findings."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .findings import Finding
+from .ir import Diagnostic, Loc, Module
+from .options import DEFAULT_TARGETS, Options
+from .targets import Target
+
+PTX_SUFFIXES = (".ptx",)
+CUDA_SUFFIXES = (".cu", ".cuh")
+MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str = ""
+    module: Module | None = None
+
+    @property
+    def failed(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+
+def resolve_targets(module: Module, options: Options) -> list[Target]:
+    if options.targets:
+        names = options.targets
+    elif module.target:
+        names = [module.target]
+    else:
+        names = DEFAULT_TARGETS
+    return [Target.parse(n) for n in names]
+
+
+def parse_text(text: str, path: str, options: Options) -> Module:
+    if path.endswith(CUDA_SUFFIXES):
+        if options.via_nvcc:
+            from .via_nvcc import compile_to_ptx_module
+            return compile_to_ptx_module(path, options)
+        from .frontends.cuda import parse_cuda
+        return parse_cuda(text, path, options)
+    from .frontends.ptx import parse_ptx
+    return parse_ptx(text, path, map_locations=options.map_ptx_locations)
+
+
+def lint_module(module: Module, options: Options) -> list[Finding]:
+    from .checks import run_checks
+    return run_checks(module, resolve_targets(module, options), options)
+
+
+def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
+    options = options or Options()
+    result = FileResult(path, text=text)
+    try:
+        module = parse_text(text, path, options)
+        result.module = module
+        result.diagnostics.extend(module.diagnostics)
+        result.findings = lint_module(module, options)
+    except InputError as e:
+        result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
+    except RecursionError:
+        result.diagnostics.append(Diagnostic(Loc(path, 1, 1), "error", "input nested too deeply to analyse"))
+    return result
+
+
+def read_source(path: str) -> str:
+    """Read a file as text; undecodable bytes and NULs become an InputError with a location."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise InputError(Loc(path, 1, 1), f"file is {size} bytes; the limit is {MAX_BYTES}")
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise InputError(Loc(path, 1, 1), f"cannot read file: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(Loc(path, line, col), "file is not valid UTF-8 text") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise InputError(Loc(path, line, col), "file contains a NUL byte (binary file?)")
+    return text
+
+
+def lint_file(path: str, options: Options | None = None) -> FileResult:
+    options = options or Options()
+    try:
+        text = read_source(path)
+    except InputError as e:
+        return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
+    return lint_text(text, path, options)

@@ -1,0 +1,23 @@
+"""Everything that decides how a file is analysed; built by config.py and the CLI."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Options:
+    targets: list[str] | None = None  # e.g. ["sm_60", "sm_80"]; None: from the file, else default set
+    select: list[str] | None = None  # rule ids/slugs/prefixes to run (None: all)
+    ignore: list[str] = field(default_factory=list)
+    report_possible: bool = True  # report "possible" findings at all
+    possible_severity: str | None = None  # override level of possible findings (None: rule default)
+    defines: dict[str, str] = field(default_factory=dict)  # CUDA-C -D
+    include_paths: list[str] = field(default_factory=list)  # CUDA-C -I
+    via_nvcc: bool = False
+    nvcc: str = "nvcc"
+    block_dim: tuple[int, int, int] | None = None  # None: 1-D, blockDim.x a multiple of 32
+    work_bound: int = 200_000  # analysis steps per function before giving up with a note
+    map_ptx_locations: bool = True  # report PTX findings at the .loc source line when present
+
+
+DEFAULT_TARGETS = ["sm_60", "sm_70"]  # one pre-Volta and one independent-thread-scheduling target
