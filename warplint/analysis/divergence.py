@@ -1,0 +1,577 @@
+"""Divergence analysis: per-lane register values and the possible active lanes of every block.
+
+The active lanes of a block are derived from control dependence: a block that is control
+dependent on the edge X->S of a branch runs on `active(X) ∧ cond(X->S)`; a block control
+dependent on nothing runs on the function's entry lanes.  This gives reconvergence at the
+immediate post-dominator of every branch (the pre-Volta model, and what nvcc arranges on
+Volta+ with BSSY/BSYNC), loops whose lanes leave at different iterations (the body is
+control dependent on its own exit test), and early exits (the code after `if (c) return;`
+is control dependent on that branch).
+
+Values and active lanes depend on each other (a ballot's value depends on which lanes run
+it; a branch on it changes the lanes), so both are computed in one fixpoint.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..cfg import CFG, EXIT
+from ..findings import Step
+from ..ir import Function, Instr, Reg, Sym, Vec
+from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals, describe
+from .transfer import _CMP_TEXT, Evaluator, type_bits
+from .values import (ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, join_offsets,
+                     mask_of, scope_of, wider)
+
+WARP_OPS = {"vote", "shfl", "match", "redux", "activemask"}
+MAX_PASSES = 8
+
+
+@dataclass
+class WarpOp:
+    instr: Instr
+    block: int
+    kind: str  # vote | shfl | match | redux | activemask | syncwarp
+    active: LaneSet  # lanes that can execute it together
+    member_value: object = None  # abstract value of the membermask operand (None: no operand)
+    member: LaneSet | None = None  # lanes named by the membermask (None: unknown / varies)
+    srcs: list = field(default_factory=list)  # abstract values of the source operands
+
+    @property
+    def sync(self) -> bool:
+        return "sync" in self.instr.mods
+
+
+@dataclass
+class Barrier:
+    instr: Instr
+    block: int
+    active: LaneSet
+    counted: bool  # has an explicit thread count (not checked)
+
+
+@dataclass
+class MemAccess:
+    instr: Instr
+    block: int
+    index: int  # position in the block
+    active: LaneSet
+    addr: object
+    store: bool
+    load: bool
+    space: str
+    size: int
+
+
+@dataclass
+class FunctionAnalysis:
+    function: Function
+    cfg: CFG
+    lits: Literals
+    terms: Terms
+    masks: dict[int, LaneSet]
+    warp_ops: list[WarpOp]
+    barriers: list[Barrier]
+    accesses: list[MemAccess]
+    cd: dict[int, list]  # block -> [(branch block, successor)]
+    edge_cond: dict[tuple[int, int], LaneSet]
+    notes: list[str] = field(default_factory=list)
+
+    def why(self, block: int, limit: int = 4) -> list[Step]:
+        """The branches that made this block's lanes diverge, outermost first."""
+        steps: list[Step] = []
+        seen = set()
+        todo = [block]
+        while todo and len(steps) < limit:
+            b = todo.pop()
+            for x, s in self.cd.get(b, ()):
+                if (x, s) in seen:
+                    continue
+                seen.add((x, s))
+                cond = self.edge_cond.get((x, s))
+                if cond is None or cond == FULL_SET:
+                    continue
+                term = self.cfg.blocks[x].terminator
+                if term is None:
+                    continue
+                lanes = self.masks.get(x, FULL_SET).and_(cond)
+                steps.append(Step(term.loc, f"lanes diverge here: {describe(lanes, self.lits)} "
+                                  "take the path to the instruction"))
+                todo.append(x)
+        steps.reverse()
+        return steps[:limit]
+
+
+class _Run:
+    def __init__(self, cfg: CFG, module, options, terms: Terms, lits: Literals,
+                 entry_mask: LaneSet = FULL_SET):
+        fn = cfg.function
+        self.cfg = cfg
+        self.module = module
+        self.terms = terms
+        self.lits = lits
+        self.entry_mask = entry_mask
+        self.ev = Evaluator(terms, lits, fn.is_kernel, set(fn.params) | set(fn.ret_params),
+                            getattr(options, "block_dim", None))
+        self.params = set(fn.params)
+        self.kernel = fn.is_kernel
+        self.work = 0
+        self.work_bound = getattr(options, "work_bound", 200_000)
+        self.cd = _control_dependence(cfg)
+        self.on_entry_path = _postdominators_of_entry(cfg)
+        self.masks: dict[int, LaneSet] = {}
+        self.edge_cond: dict[tuple[int, int], LaneSet] = {}
+        self.guard_val: dict[int, object] = {}
+        self.out_env: dict[int, dict] = {}
+        self.record = False
+        self.warp_ops: list[WarpOp] = []
+        self.barriers: list[Barrier] = []
+        self.accesses: list[MemAccess] = []
+        self.notes: list[str] = []
+
+    # -- driver ---------------------------------------------------------------------------
+    def run(self) -> FunctionAnalysis:
+        cfg = self.cfg
+        order = cfg.rpo()
+        preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
+        for _ in range(MAX_PASSES):
+            changed = self._pass(order, preds)
+            if not changed or self.work > self.work_bound:
+                break
+        if self.work > self.work_bound:
+            self.notes.append(f"analysis work bound ({self.work_bound} steps) reached; "
+                              "results in this function are approximate")
+        self.record = True
+        self._pass(order, preds)
+        return FunctionAnalysis(cfg.function, cfg, self.lits, self.terms, self.masks,
+                                self.warp_ops, self.barriers, self.accesses, self.cd,
+                                self.edge_cond, self.notes)
+
+    def _pass(self, order, preds) -> bool:
+        changed = False
+        for b in order:
+            envs = [self.out_env[p] for p in preds[b] if p in self.out_env]
+            env = self._join(b, envs) if b != self.cfg.entry or envs else {}
+            if b == self.cfg.entry and envs:
+                env = self._join(b, envs + [{}])
+            mask = self._mask(b)
+            if self.masks.get(b) != mask:
+                self.masks[b] = mask
+                changed = True
+            self._exec_block(b, env, mask)
+            self._edge_conds(b)
+            if self.out_env.get(b) != env:
+                self.out_env[b] = env
+                changed = True
+        return changed
+
+    def _mask(self, b: int) -> LaneSet:
+        deps = self.cd.get(b)
+        if not deps:
+            return self.entry_mask
+        out = self.entry_mask if b in self.on_entry_path else EMPTY
+        for x, s in deps:
+            mx = self.masks.get(x)
+            cond = self.edge_cond.get((x, s))
+            if mx is None or cond is None:
+                continue
+            out = out.or_(mx.and_(cond))
+        return out
+
+    def _edge_conds(self, b: int) -> None:
+        cfg = self.cfg
+        succs = cfg.succs(b)
+        if len(succs) < 2:
+            for s in succs:
+                self.edge_cond[(b, s)] = FULL_SET
+            return
+        term = cfg.blocks[b].terminator
+        g = cfg.graph
+        if term is not None and term.guard is not None:
+            v = self.guard_val.get(b)
+            taken = self.ev.pred_lanes(v, _cond_text(term, self), term.loc) if v is not None else FULL_SET
+            if term.guard[1]:
+                taken = _negate(taken, self, ("neg", b))
+            fall = _negate(taken, self, ("fall", b))
+            for s in succs:
+                kind = g.edges[b, s].get("kind")
+                self.edge_cond[(b, s)] = fall if kind == "fall" else taken
+            return
+        # brx.idx: one condition per target
+        idx = self.guard_val.get(b)
+        for s in succs:
+            kind = "uniform" if idx is not None and is_uniform(idx) else "lane"
+            lit = self.lits.get(("brx", b, s), kind, scope_of(idx) if idx is not None else "lane",
+                                "indirect branch target", term.loc if term else None)
+            self.edge_cond[(b, s)] = LaneSet.lit(lit)
+
+    # -- joins ----------------------------------------------------------------------------
+    def _join(self, b: int, envs: list[dict]) -> dict:
+        if not envs:
+            return {}
+        if len(envs) == 1:
+            return dict(envs[0])
+        out = dict(envs[0])
+        for env in envs[1:]:
+            for k, v in env.items():
+                cur = out.get(k)
+                if cur is None:
+                    out[k] = v
+                elif cur != v:
+                    out[k] = self._join_val(b, k, cur, v)
+        return out
+
+    def _join_val(self, b, k, a, v):
+        t = self.terms.get(("phi", id(self.cfg), b, k), f"{k} (merged)")
+        if isinstance(a, Aff) and isinstance(v, Aff):
+            j = join_offsets(a, v)
+            scope = wider(a.scope, v.scope)
+            if j is not None:
+                off, align = j
+                if a.base == t:
+                    off = a.off
+                return Aff(t, off, align, scope)
+            if a.uniform and v.uniform:
+                return Aff(t, ZEROS, 1, scope)
+            return Unk(t)
+        if is_uniform(a) and is_uniform(v) and not isinstance(a, Pred):
+            return Aff(t, ZEROS, 1, wider(scope_of(a), scope_of(v)))
+        if isinstance(a, Pred) or isinstance(v, Pred):
+            kind = "uniform" if is_uniform(a) and is_uniform(v) else "lane"
+            lit = self.lits.get(("phi", id(self.cfg), b, k), kind, "lane", f"{k} (merged)")
+            return Pred(LaneSet.lit(lit))
+        return Unk(t)
+
+    # -- instructions ---------------------------------------------------------------------
+    def _exec_block(self, b: int, env: dict, mask: LaneSet) -> None:
+        instrs = self.cfg.blocks[b].instrs
+        self.work += len(instrs) + 1
+        for i, ins in enumerate(instrs):
+            active = mask
+            if ins.guard is not None:
+                gv = self.ev.read(env, Reg(ins.guard[0]))
+                if ins is instrs[-1] and ins.op in ("bra", "ret", "exit", "trap", "brx"):
+                    self.guard_val[b] = gv
+                    continue
+                g = self.ev.pred_lanes(gv, ins.guard[0], ins.loc)
+                if ins.guard[1]:
+                    g = _negate(g, self, ("gneg", b, i))
+                active = mask.and_(g)
+            elif ins.op == "brx":
+                self.guard_val[b] = self.ev.read(env, ins.srcs[0]) if ins.srcs else None
+                continue
+            self._exec(b, i, ins, env, active, guarded=ins.guard is not None)
+
+    def _set(self, env, dest, value, guarded):
+        if isinstance(dest, Reg):
+            if guarded and dest.name in env and env[dest.name] != value:
+                value = self._join_val(-2, dest.name, env[dest.name], value)
+            env[dest.name] = value
+        elif isinstance(dest, Vec):
+            for j, d in enumerate(dest.items):
+                part = value if is_uniform(value) else Unk(self.terms.get(("part", value, j), "part"))
+                if is_uniform(value) and isinstance(value, Aff) and not value.exact:
+                    part = Aff(self.terms.get(("part", value, j), "part"), ZEROS, 1, value.scope)
+                self._set(env, d, part, guarded)
+
+    def _exec(self, b, i, ins: Instr, env, active: LaneSet, guarded: bool):
+        op = ins.op
+        ev = self.ev
+        srcs = ins.srcs
+        read = ev.read
+        if op in WARP_OPS or (op == "bar" and "warp" in ins.mods):
+            self._warp_op(b, ins, env, active, guarded)
+            return
+        if op in ("bar", "barrier"):
+            if self.record and ("sync" in ins.mods or "red" in ins.mods or len(ins.mods) == 0
+                                or ins.mods[0] in ("sync", "red")):
+                counted = ("red" not in ins.mods and len(srcs) >= 2) or ("red" in ins.mods and len(srcs) >= 3
+                                                                          and not isinstance(srcs[-1], Reg))
+                self.barriers.append(Barrier(ins, b, active, counted))
+            for d in ins.dests:
+                self._set(env, d, ev.opaque("bar", [read(env, s) for s in srcs[1:]]), guarded)
+            return
+        if op in ("ld", "st", "atom", "red", "ldu", "cp"):
+            self._memory(b, i, ins, env, active, guarded)
+            return
+        if not ins.dests:
+            return
+        dest = ins.dests[0]
+        bits = type_bits(ins)
+        if op in ("mov", "cvt", "cvta", "copysign") and srcs:
+            v = read(env, srcs[-1] if op != "copysign" else srcs[0])
+            if op == "cvt" and isinstance(v, Aff) and v.exact and 0 < bits < 64 and not any(
+                    m.startswith("f") for m in ins.mods):
+                v = Aff(0, tuple(x & ((1 << bits) - 1) for x in v.off))
+            self._set(env, dest, v, guarded)
+            return
+        if op == "setp" or op == "set":
+            self._setp(ins, env, guarded)
+            return
+        if op in ("and", "or", "xor", "not") and "pred" in ins.mods:
+            vals = [ev.pred_lanes(read(env, s), str(s), ins.loc) for s in srcs]
+            vals = [(_negate(v, self, ("srcneg", id(ins), j)) if j in ins.negated else v)
+                    for j, v in enumerate(vals)]
+            if op == "not":
+                r = _negate(vals[0], self, ("not", id(ins)))
+            elif op == "and":
+                r = vals[0].and_(vals[1])
+            elif op == "or":
+                r = vals[0].or_(vals[1])
+            else:
+                n0, n1 = _negate(vals[0], self, ("x0", id(ins))), _negate(vals[1], self, ("x1", id(ins)))
+                r = vals[0].and_(n1).or_(n0.and_(vals[1]))
+            self._set(env, dest, Pred(r), guarded)
+            return
+        if op == "selp" and len(srcs) == 3:
+            a, c, p = (read(env, s) for s in srcs)
+            pl = ev.pred_lanes(p, str(srcs[2]), ins.loc)
+            e = pl.exact
+            if e is not None and isinstance(a, Aff) and isinstance(c, Aff) and a.exact and c.exact:
+                v = Aff(0, tuple(x if e >> l & 1 else y for l, (x, y) in enumerate(zip(a.off, c.off))))
+            elif a == c:
+                v = a
+            else:
+                v = ev.opaque("selp", (a, c, p))
+            self._set(env, dest, v, guarded)
+            return
+        if op == "mad" and len(srcs) == 3:
+            a, c, d = (read(env, s) for s in srcs)
+            self._set(env, dest, ev.arith("add", ev.arith("mul", a, c, bits), d, bits), guarded)
+            return
+        if op in ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "min", "max") \
+                and len(srcs) == 2:
+            a, c = read(env, srcs[0]), read(env, srcs[1])
+            if op == "mul" and ("hi" in ins.mods):
+                v = ev.opaque("mulhi", (a, c))
+            else:
+                if op == "mul" and "wide" in ins.mods:
+                    bits = bits * 2
+                v = ev.arith(op, a, c, bits)
+            self._set(env, dest, v, guarded)
+            return
+        if op in ("neg", "not", "abs") and len(srcs) == 1:
+            a = read(env, srcs[0])
+            if op == "neg":
+                v = ev.arith("sub", const(0), a, bits)
+            elif op == "not":
+                v = ev.arith("xor", a, const(-1), bits)
+            else:
+                v = ev.opaque(op, (a,))
+            self._set(env, dest, v, guarded)
+            return
+        if op == "call":
+            vals = [read(env, s) for s in srcs[1:]]
+            v = ev.opaque(("call", str(srcs[0]) if srcs else "?"), vals, "call")
+            for d in ins.dests:
+                self._set(env, d, v, guarded)
+            return
+        vals = [read(env, s) for s in srcs]
+        v = ev.opaque(ins.opcode, vals, op)
+        for d in ins.dests:
+            self._set(env, d, v, guarded)
+
+    def _setp(self, ins: Instr, env, guarded):
+        ev = self.ev
+        mods = ins.mods
+        cmp = next((m for m in mods if m in _CMP_TEXT or m in ("equ", "neu", "ltu", "leu", "gtu",
+                                                                  "geu", "num", "nan")), "ne")
+        combine = next((m for m in mods if m in ("and", "or", "xor")), None)
+        srcs = ins.srcs
+        if len(srcs) < 2:
+            return
+        a, c = ev.read(env, srcs[0]), ev.read(env, srcs[1])
+        signed = any(m.startswith("s") and m[1:].isdigit() for m in mods)
+        text = f"{srcs[0]} {_CMP_TEXT.get(cmp, cmp)} {srcs[1]}"
+        p = ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc).lanes
+        if combine and len(srcs) >= 3:
+            q = ev.pred_lanes(ev.read(env, srcs[2]), str(srcs[2]), ins.loc)
+            if 2 in ins.negated:
+                q = _negate(q, self, ("setpq", id(ins)))
+            p = p.and_(q) if combine == "and" else p.or_(q) if combine == "or" else p
+        if ins.dests:
+            self._set(env, ins.dests[0], Pred(p), guarded)
+        if len(ins.dests) > 1:
+            self._set(env, ins.dests[1], Pred(_negate(p, self, ("setpn", id(ins)))), guarded)
+
+    def _warp_op(self, b, ins: Instr, env, active: LaneSet, guarded):
+        ev = self.ev
+        op = ins.op
+        kind = "syncwarp" if op == "bar" else op
+        srcs = ins.srcs
+        sync = "sync" in ins.mods or kind == "syncwarp"
+        member_value = ev.read(env, srcs[-1]) if sync and srcs else None
+        member = mask_of(member_value) if member_value is not None else None
+        vals = [ev.read(env, s) for s in srcs]
+        if self.record:
+            self.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals))
+        d = ins.dests
+        participants = active.and_(member) if member is not None else active
+        if kind == "activemask":
+            if d:
+                self._set(env, d[0], MaskV(active, "activemask", ins.loc), guarded)
+            return
+        if kind == "vote":
+            mode = next((m for m in ins.mods if m in ("all", "any", "uni", "ballot")), "any")
+            p = ev.pred_lanes(vals[0], str(srcs[0]), ins.loc) if vals else FULL_SET
+            if 0 in ins.negated:
+                p = _negate(p, self, ("vneg", id(ins)))
+            if mode == "ballot":
+                v = MaskV(participants.and_(p), "ballot", ins.loc)
+            else:
+                lit = self.lits.get(("vote", mode, participants, p), "uniform", "warp",
+                                    f"{mode} vote of {srcs[0] if srcs else ''}", ins.loc)
+                v = Pred(LaneSet.lit(lit))
+            if d:
+                self._set(env, d[0], v, guarded)
+            return
+        if kind == "match":
+            v = ev.opaque(("match", id(ins)), [Unk(0)])
+            for x in d:
+                self._set(env, x, v, guarded)
+            return
+        if kind == "redux":
+            v = ev.opaque(("redux", ins.opcode), [Aff(self.terms.get(("redux-in", tuple(vals), participants)),
+                                                      ZEROS, 1, "warp")])
+            if d:
+                self._set(env, d[0], v, guarded)
+            return
+        if kind == "shfl":
+            a = vals[0] if vals else None
+            if d:
+                if a is not None and isinstance(a, Aff) and a.uniform:
+                    self._set(env, d[0], a, guarded)
+                else:
+                    self._set(env, d[0], ev.opaque(("shfl", ins.opcode), vals), guarded)
+                if len(d) > 1:
+                    p = _shfl_in_range(ins, vals)
+                    self._set(env, d[1], Pred(LaneSet.const(p)) if p is not None else
+                              Pred(LaneSet.lit(self.lits.get(("shflp", id(ins)), "lane", "lane",
+                                                            "shuffle source in range", ins.loc))), guarded)
+
+    def _memory(self, b, i, ins: Instr, env, active, guarded):
+        ev = self.ev
+        mods = ins.mods
+        space = next((m for m in mods if m in ("shared", "global", "local", "param", "const")), "generic")
+        op = ins.op
+        if op == "st":
+            addr_op = ins.dests[0] if ins.dests else (ins.srcs[0] if ins.srcs else None)
+            val_ops = ins.srcs[1:] if not ins.dests else ins.srcs
+        else:
+            addr_op = next((s for s in ins.srcs if not isinstance(s, (Reg,)) or True), None)
+            val_ops = ins.srcs[1:]
+        addr = ev.read(env, addr_op) if addr_op is not None else Unk(0)
+        size = max(1, abs(type_bits(ins)) // 8) if type_bits(ins) else 4
+        if any(m in ("v2", "v4") for m in mods):
+            size *= 2 if "v2" in mods else 4
+        if self.record and space in ("shared", "global", "generic"):
+            self.accesses.append(MemAccess(ins, b, i, active, addr, op in ("st", "atom", "red"),
+                                           op in ("ld", "ldu", "atom"), space, size))
+        if op == "st":
+            if space in ("local", "param") and val_ops:
+                env[("mem", addr)] = ev.read(env, val_ops[0])
+            return
+        if not ins.dests:
+            return
+        if op == "ld" and space in ("local", "param") and ("mem", addr) in env:
+            v = env[("mem", addr)]
+        elif op == "ld" and space == "param" and isinstance(addr_op, (Sym,)) or (
+                op == "ld" and space == "param" and getattr(addr_op, "base", None) is not None
+                and isinstance(addr_op.base, Sym)):
+            name = addr_op.name if isinstance(addr_op, Sym) else addr_op.base.name
+            v = ev.param_value(f"{name}+{getattr(addr_op, 'offset', 0)}")
+        elif op in ("ld", "ldu") and is_uniform(addr) and space in ("global", "const", "param", "shared",
+                                                                     "generic"):
+            v = Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
+        else:
+            v = Unk(self.terms.get(("ld", ins.opcode, addr, id(ins)), "load"))
+        for d in ins.dests:
+            self._set(env, d, v, guarded)
+
+
+def _shfl_in_range(ins: Instr, vals) -> int | None:
+    """Lanes whose source lane is in range (the shfl predicate), when b and c are constants."""
+    if len(vals) < 3:
+        return None
+    b, c = vals[1], vals[2]
+    if not (isinstance(b, Aff) and b.exact and b.uniform and isinstance(c, Aff) and c.exact and c.uniform):
+        return None
+    src = source_lanes(ins.mods, b.off[0], c.off[0])
+    return sum(1 << l for l, (j, ok) in enumerate(src) if ok)
+
+
+def source_lanes(mods, b: int, c: int) -> list[tuple[int, bool]]:
+    """(source lane j, in range) for every lane, per the shfl.sync table in the spec."""
+    segmask = (c >> 8) & 0x1F
+    cval = c & 0x1F
+    mode = next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
+    out = []
+    for lane in range(32):
+        max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
+        min_lane = lane & segmask
+        if mode == "up":
+            j = lane - b
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + b
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ b
+            ok = j <= max_lane
+        else:
+            j = min_lane | (b & ~segmask & 0x1F)
+            ok = j <= max_lane
+        out.append((j, ok))
+    return out
+
+
+def _negate(s: LaneSet, run: "_Run", key) -> LaneSet:
+    n = s.not_()
+    if n is None:
+        lit = run.lits.get(("neg-overflow", key, s), "lane", "lane", "complex condition")
+        return LaneSet.lit(lit)
+    return n
+
+
+def _cond_text(term: Instr, run) -> str:
+    return f"{term.guard[0]}" if term.guard else "condition"
+
+
+def _postdominators_of_entry(cfg: CFG) -> set[int]:
+    """Blocks every execution reaches (they run on the entry lanes, besides any loop
+    control dependence of their own)."""
+    out, b = set(), cfg.entry
+    ipdom = cfg.ipdom
+    while b != EXIT and b not in out:
+        out.add(b)
+        b = ipdom.get(b, EXIT)
+    return out
+
+
+def _control_dependence(cfg: CFG) -> dict[int, list[tuple[int, int]]]:
+    """block -> [(branch block X, successor S)] it is control dependent on."""
+    ipdom = cfg.ipdom
+    cd: dict[int, list] = {}
+    for x in cfg.reachable:
+        if x == EXIT:
+            continue
+        succs = cfg.succs(x)
+        if len(succs) < 2:
+            continue
+        stop = ipdom.get(x)
+        for s in succs:
+            y = s
+            guard = 0
+            while y != stop and y != EXIT and guard < 100_000:
+                cd.setdefault(y, []).append((x, s))
+                ny = ipdom.get(y, EXIT)
+                if ny == y:
+                    break
+                y = ny
+                guard += 1
+    return cd
+
+
+def analyze_function(cfg: CFG, module, options, terms: Terms | None = None,
+                     lits: Literals | None = None, entry_mask: LaneSet = FULL_SET) -> FunctionAnalysis:
+    return _Run(cfg, module, options, terms or Terms(), lits or Literals(), entry_mask).run()

@@ -1,0 +1,321 @@
+"""Symbolic sets of lanes.
+
+A `LaneSet` is a union of cubes.  A cube is `(bits, lits)`: the lanes in the 32-bit `bits`
+for which every literal in `lits` holds.  A literal is a signed int: `+id` means the
+condition `id` holds for that lane, `-id` that it does not.  Conditions are registered in a
+`Literals` table with their kind:
+
+- "uniform": the same truth value on every lane of the warp (a branch on a kernel
+  parameter, on blockIdx, or on a warp-uniform value derived from threadIdx);
+- "lane":    an unknown, data-dependent subset of the lanes.
+
+Questions the checks ask ("can this active set differ from that membermask?") are answered
+lane by lane with a truth table over the literals involved, under the condition that the
+instruction executes at all (some cube is satisfiable).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+FULL = 0xFFFFFFFF
+MAX_CUBES = 24
+MAX_VARS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class LitInfo:
+    kind: str  # "uniform" | "lane"
+    scope: str  # "block" (same across the block/grid) | "warp" | "lane"
+    text: str  # what the condition is, for messages ("%r3 < n", "lane < 16")
+    loc: object = None  # where it was computed (branch/setp Loc)
+
+
+class Literals:
+    """Interned conditions; ids start at 1 so that -id is the negation."""
+
+    def __init__(self):
+        self.info: list[LitInfo | None] = [None]
+        self._ids: dict[object, int] = {}
+
+    def get(self, key, kind: str, scope: str, text: str, loc=None) -> int:
+        lid = self._ids.get(key)
+        if lid is None:
+            lid = len(self.info)
+            self._ids[key] = lid
+            self.info.append(LitInfo(kind, scope, text, loc))
+        return lid
+
+    def __getitem__(self, lit: int) -> LitInfo:
+        return self.info[abs(lit)]
+
+
+Cube = tuple  # (bits: int, lits: frozenset[int])
+_NOLITS: frozenset = frozenset()
+
+
+class LaneSet:
+    __slots__ = ("cubes", "_hash")
+
+    def __init__(self, cubes=()):
+        self.cubes = frozenset(cubes)
+        self._hash = None
+
+    # -- construction ---------------------------------------------------------------
+    @staticmethod
+    def const(bits: int) -> "LaneSet":
+        bits &= FULL
+        return LaneSet([(bits, _NOLITS)]) if bits else EMPTY
+
+    @staticmethod
+    def lit(lit: int, bits: int = FULL) -> "LaneSet":
+        return LaneSet([(bits & FULL, frozenset([lit]))])
+
+    def __eq__(self, other):
+        return isinstance(other, LaneSet) and self.cubes == other.cubes
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash(self.cubes)
+        return self._hash
+
+    def __repr__(self):
+        return "LaneSet(" + " | ".join(f"{b:#010x}{sorted(l) if l else ''}" for b, l in self.cubes) + ")"
+
+    # -- algebra ----------------------------------------------------------------------
+    def is_empty(self) -> bool:
+        return not self.cubes
+
+    def and_(self, other: "LaneSet") -> "LaneSet":
+        if other is self:
+            return self
+        out = []
+        for b1, l1 in self.cubes:
+            for b2, l2 in other.cubes:
+                b = b1 & b2
+                if not b:
+                    continue
+                lits = l1 | l2 if l2 else l1
+                if l1 and l2 and any(-x in lits for x in lits):
+                    continue
+                out.append((b, lits))
+        return _simplify(out)
+
+    def and_bits(self, bits: int) -> "LaneSet":
+        return _simplify([(b & bits, l) for b, l in self.cubes if b & bits])
+
+    def or_(self, other: "LaneSet") -> "LaneSet":
+        if not other.cubes:
+            return self
+        if not self.cubes:
+            return other
+        return _simplify(list(self.cubes | other.cubes))
+
+    def not_(self) -> "LaneSet | None":
+        """Complement, or None when it would be too large to represent."""
+        result = FULL_SET
+        for b, lits in self.cubes:
+            comp = [(FULL & ~b, _NOLITS)] if b != FULL else []
+            comp += [(b, frozenset([-x])) for x in lits]
+            result = result.and_(_simplify([c for c in comp if c[0]]))
+            if len(result.cubes) > MAX_CUBES:
+                return None
+        return result
+
+    def minus(self, other: "LaneSet") -> "LaneSet | None":
+        comp = other.not_()
+        return None if comp is None else self.and_(comp)
+
+    # -- lane questions -------------------------------------------------------------------
+    @property
+    def lits(self) -> set[int]:
+        return {abs(x) for _, l in self.cubes for x in l}
+
+    @property
+    def possible_bits(self) -> int:
+        """Lanes that can be in the set for some valuation."""
+        bits = 0
+        for b, _ in self.cubes:
+            bits |= b
+        return bits
+
+    @property
+    def exact(self) -> int | None:
+        """The concrete mask when the set does not depend on any literal."""
+        if all(not l for _, l in self.cubes):
+            return self.possible_bits
+        return None
+
+    def lane_formula(self, lane: int) -> list[frozenset]:
+        bit = 1 << lane
+        return [l for b, l in self.cubes if b & bit]
+
+
+FULL_SET = LaneSet([(FULL, _NOLITS)])
+EMPTY = LaneSet()
+
+
+def _simplify(cubes: list) -> LaneSet:
+    cubes = [c for c in set(cubes) if c[0]]
+    if len(cubes) <= 1:
+        return LaneSet(cubes)
+    changed = True
+    while changed:
+        changed = False
+        # merge (b, L+x) | (b, L-x) -> (b, L); and (b1, L) | (b2, L) -> (b1|b2, L)
+        by_lits: dict[frozenset, int] = {}
+        for b, l in cubes:
+            by_lits[l] = by_lits.get(l, 0) | b
+        if len(by_lits) < len(cubes):
+            changed = True
+        cubes = [(b, l) for l, b in by_lits.items()]
+        index = {(b, l) for b, l in cubes}
+        for b, l in cubes:
+            for x in l:
+                twin = (b, (l - {x}) | {-x})
+                if twin in index:
+                    index.discard((b, l))
+                    index.discard(twin)
+                    index.add((b, l - {x}))
+                    changed = True
+                    break
+            if changed:
+                break
+        cubes = list(index)
+        # absorption: drop (b2, L2) when some (b1, L1) has b1 ⊇ b2 and L1 ⊆ L2
+        kept = []
+        for i, (b2, l2) in enumerate(cubes):
+            absorbed = False
+            for j, (b1, l1) in enumerate(cubes):
+                if i != j and (b1 | b2) == b1 and l1 <= l2 and (b1, l1) != (b2, l2):
+                    absorbed = True
+                    break
+            if absorbed:
+                changed = True
+            else:
+                kept.append((b2, l2))
+        cubes = kept
+    return LaneSet(cubes)
+
+
+# -- truth-table reasoning ---------------------------------------------------------------
+
+def _eval(formula: list[frozenset], val: dict[int, bool]) -> bool:
+    for lits in formula:
+        if all(val[abs(x)] == (x > 0) for x in lits):
+            return True
+    return False
+
+
+def _exec_formula(s: LaneSet) -> list[frozenset]:
+    return [l for _, l in s.cubes]
+
+
+def compare(active: LaneSet, member: LaneSet, exec_cond: LaneSet | None = None):
+    """Per-lane comparison of two lane sets, assuming the instruction executes
+    (`exec_cond`, default `active`, is non-empty).
+
+    Returns a dict with 32-bit masks:
+      only_active_possible / only_active_definite: lanes that can / always (whenever
+        executed) be in `active` but not in `member`;
+      only_member_possible / only_member_definite: the converse.
+    Or None when too many literals are involved to decide.
+    """
+    ex = _exec_formula(exec_cond if exec_cond is not None else active)
+    res = {"only_active_possible": 0, "only_active_definite": 0,
+           "only_member_possible": 0, "only_member_definite": 0}
+    cache: dict = {}
+    for lane in range(32):
+        fa = active.lane_formula(lane)
+        fm = member.lane_formula(lane)
+        key = (tuple(fa), tuple(fm))
+        if key not in cache:
+            vars_ = sorted({abs(x) for f in (fa, fm, ex) for l in f for x in l})
+            if len(vars_) > MAX_VARS:
+                return None
+            a_not_m_any = a_not_m_all = m_not_a_any = m_not_a_all = False
+            a_not_m_all = m_not_a_all = True
+            seen_exec = False
+            for values in product((False, True), repeat=len(vars_)):
+                val = dict(zip(vars_, values))
+                if not _eval(ex, val):
+                    continue
+                seen_exec = True
+                a, m = _eval(fa, val), _eval(fm, val)
+                a_not_m_any |= a and not m
+                m_not_a_any |= m and not a
+                a_not_m_all &= a and not m
+                m_not_a_all &= m and not a
+            if not seen_exec:
+                a_not_m_all = m_not_a_all = False
+            cache[key] = (a_not_m_any, a_not_m_all, m_not_a_any, m_not_a_all)
+        a_any, a_all, m_any, m_all = cache[key]
+        bit = 1 << lane
+        if a_any:
+            res["only_active_possible"] |= bit
+        if a_all:
+            res["only_active_definite"] |= bit
+        if m_any:
+            res["only_member_possible"] |= bit
+        if m_all:
+            res["only_member_definite"] |= bit
+    return res
+
+
+def definite_bits(s: LaneSet) -> int:
+    """Lanes that are in `s` on every valuation where `s` is non-empty."""
+    ex = _exec_formula(s)
+    out = 0
+    cache: dict = {}
+    for lane in range(32):
+        f = s.lane_formula(lane)
+        if not f:
+            continue
+        key = tuple(f)
+        if key not in cache:
+            vars_ = sorted({abs(x) for g in (f, ex) for l in g for x in l})
+            if len(vars_) > MAX_VARS:
+                cache[key] = False
+            else:
+                ok = True
+                for values in product((False, True), repeat=len(vars_)):
+                    val = dict(zip(vars_, values))
+                    if _eval(ex, val) and not _eval(f, val):
+                        ok = False
+                        break
+                cache[key] = ok
+        if cache[key]:
+            out |= 1 << lane
+    return out
+
+
+# -- words for users -------------------------------------------------------------------
+
+def lane_ranges(bits: int) -> str:
+    """0x0000ffff -> 'lanes 0-15'; 0x00010001 -> 'lanes 0, 16'; 0 -> 'no lanes'."""
+    if not bits:
+        return "no lanes"
+    if bits == FULL:
+        return "all 32 lanes"
+    parts, lane = [], 0
+    while lane < 32:
+        if bits >> lane & 1:
+            start = lane
+            while lane + 1 < 32 and bits >> (lane + 1) & 1:
+                lane += 1
+            parts.append(f"{start}-{lane}" if lane > start else f"{start}")
+        lane += 1
+    word = "lane" if len(parts) == 1 and "-" not in parts[0] else "lanes"
+    return f"{word} {', '.join(parts)}"
+
+
+def describe(s: LaneSet, lits: Literals) -> str:
+    """'lanes 0-15', 'all 32 lanes where (x < n)', 'a data-dependent subset of lanes 0-31'."""
+    exact = s.exact
+    if exact is not None:
+        return lane_ranges(exact)
+    parts = []
+    for b, l in sorted(s.cubes, key=lambda c: (-c[0], sorted(c[1]))):
+        conds = " and ".join(("" if x > 0 else "not ") + f"({lits[x].text})" for x in sorted(l, key=abs))
+        parts.append(f"{lane_ranges(b)} where {conds}" if conds else lane_ranges(b))
+    return "; or ".join(parts)

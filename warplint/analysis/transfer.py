@@ -1,0 +1,285 @@
+"""Transfer functions: how each instruction changes per-lane register values."""
+from __future__ import annotations
+
+from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+from .lanes import FULL, FULL_SET, LaneSet, Literals
+from .values import (LANES, ZEROS, Aff, MaskV, Pred, Terms, Unk, const, exact, is_uniform,
+                     mask_of, pred_of, scope_of, wider)
+
+_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+        "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b, "hi": lambda a, b: a > b,
+        "hs": lambda a, b: a >= b, "equ": lambda a, b: a == b, "neu": lambda a, b: a != b,
+        "ltu": lambda a, b: a < b, "leu": lambda a, b: a <= b, "gtu": lambda a, b: a > b,
+        "geu": lambda a, b: a >= b}
+_CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<",
+             "ls": "<=", "hi": ">", "hs": ">="}
+_TYPES = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32,
+          "s32": 32, "b64": 64, "u64": 64, "s64": 64, "pred": 1, "f32": 0, "f64": 0, "f16": 0,
+          "bf16": 0, "f16x2": 0, "b128": 128}
+_SPECIAL_UNIFORM_BLOCK = ("%ntid", "%ctaid", "%nctaid", "%nsmid", "%gridid", "%nwarpid",
+                          "%cluster", "%ncluster", "%nclusterid", "%clusterid", "%is_explicit",
+                          "%total_smem", "%dynamic_smem", "%aggr_smem", "%envreg")
+_SPECIAL_UNIFORM_WARP = ("%warpid", "%smid")
+_SPECIAL_VARYING = ("%clock", "%globaltimer", "%pm")
+
+
+def type_bits(instr: Instr) -> int:
+    for m in reversed(instr.mods):
+        if m in _TYPES:
+            return _TYPES[m]
+    return 32
+
+
+def is_special(name: str) -> bool:
+    return name.startswith(("%tid", "%laneid", "%lanemask", "WARP_SZ") + _SPECIAL_UNIFORM_BLOCK
+                           + _SPECIAL_UNIFORM_WARP + _SPECIAL_VARYING)
+
+
+def _signed(v: int, bits: int) -> int:
+    if bits <= 0 or bits > 64:
+        return v
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+class Evaluator:
+    """Evaluates instructions over a register environment (dict name -> value)."""
+
+    def __init__(self, terms: Terms, lits: Literals, kernel: bool, params: set[str],
+                 block_dim=None):
+        self.terms = terms
+        self.lits = lits
+        self.kernel = kernel
+        self.params = params
+        self.aligned_tid = block_dim is None or block_dim[0] % 32 == 0
+        self.one_d = block_dim is None or (block_dim[1] == 1 and block_dim[2] == 1)
+
+    # -- reading operands -----------------------------------------------------------------
+    def special(self, name: str):
+        t = self.terms
+        if name == "%laneid":
+            return exact(LANES)
+        if name == "WARP_SZ":
+            return const(32)
+        if name.startswith("%lanemask_"):
+            kind = name[10:]
+            f = {"lt": lambda l: (1 << l) - 1, "le": lambda l: (2 << l) - 1, "eq": lambda l: 1 << l,
+                 "ge": lambda l: FULL & ~((1 << l) - 1), "gt": lambda l: FULL & ~((2 << l) - 1)}.get(kind)
+            return exact(f(l) & FULL for l in LANES) if f else Unk(t.get(("sp", name), name))
+        if name.startswith("%tid"):
+            if name == "%tid.x" and self.aligned_tid:
+                return Aff(t.get(("warpbase",), "warp's first thread"), LANES, 32, "warp")
+            if name in ("%tid.y", "%tid.z") and self.one_d:
+                return const(0)
+            return Unk(t.get(("sp", name), name))
+        if name.startswith(_SPECIAL_UNIFORM_BLOCK):
+            return Aff(t.get(("sp", name), name), ZEROS, 1, "block")
+        if name.startswith(_SPECIAL_UNIFORM_WARP):
+            return Aff(t.get(("sp", name), name), ZEROS, 1, "warp")
+        return Unk(t.get(("sp", name), name))
+
+    def read(self, env: dict, op):
+        if isinstance(op, Reg):
+            v = env.get(op.name)
+            if v is None:
+                name = op.name
+                if is_special(name):
+                    v = self.special(name)
+                elif name in self.params:
+                    v = self.param_value(name)
+                else:
+                    v = Unk(self.terms.get(("undef", name), name))
+            return v
+        if isinstance(op, Imm):
+            if isinstance(op.value, int):
+                return const(op.value)
+            return Aff(self.terms.get(("fimm", op.value), str(op.value)), ZEROS, 1, "block")
+        if isinstance(op, Sym):
+            return Aff(self.terms.get(("addr", op.name), op.name), ZEROS, 16, "block")
+        if isinstance(op, Addr):
+            base = self.read(env, op.base) if op.base is not None else const(0)
+            return self.arith("add", base, const(op.offset), 64) if op.offset else base
+        if isinstance(op, Vec):
+            vals = [self.read(env, x) for x in op.items]
+            if all(is_uniform(v) for v in vals):
+                return Aff(self.terms.get(("vec", tuple(vals)), "vector"), ZEROS, 1,
+                           max((scope_of(v) for v in vals), key=lambda s: s != "block"))
+            return Unk(self.terms.get(("vec", tuple(vals)), "vector"))
+        return Unk(self.terms.get(("opnd", repr(op)), repr(op)))
+
+    def param_value(self, name: str):
+        if self.kernel:
+            return Aff(self.terms.get(("param", name), name), ZEROS, 1, "block")
+        return Unk(self.terms.get(("dparam", name), name))
+
+    # -- arithmetic ---------------------------------------------------------------------
+    def opaque(self, key, vals, text="") -> object:
+        """A result we cannot compute: uniform if every input is, else per-lane unknown."""
+        t = self.terms.get((key, tuple(vals)), text)
+        if all(is_uniform(v) for v in vals):
+            scope = "block"
+            for v in vals:
+                scope = wider(scope, scope_of(v))
+            return Aff(t, ZEROS, 1, scope)
+        return Unk(t)
+
+    def arith(self, op: str, a, b, bits: int):
+        if isinstance(a, Aff) and isinstance(b, Aff):
+            r = self._aff(op, a, b, bits)
+            if r is not None:
+                return r
+        return self.opaque(op, (a, b), op)
+
+    def _aff(self, op, a: Aff, b: Aff, bits):
+        mask = (1 << bits) - 1 if 0 < bits <= 64 else None
+        wrap = (lambda x: x & mask) if mask else (lambda x: x)
+        if a.exact and b.exact:
+            f = _ARITH.get(op)
+            if f is None:
+                return None
+            try:
+                return exact(wrap(f(x, y, bits)) for x, y in zip(a.off, b.off))
+            except (ZeroDivisionError, ValueError, OverflowError):
+                return None
+        c = b.const()
+        if op in ("add", "sub"):
+            if b.exact or a.base == b.base and op == "sub":
+                sign = 1 if op == "add" else -1
+                off = tuple(x + sign * y for x, y in zip(a.off, b.off))
+                if a.base == b.base and op == "sub":
+                    return exact(off)
+                return Aff(a.base, off, a.align, a.scope)
+            if a.exact and op == "add":
+                return Aff(b.base, tuple(x + y for x, y in zip(a.off, b.off)), b.align, b.scope)
+            if a.uniform and b.uniform:
+                return None
+            # two unknown bases: a new uniform base plus the per-lane offsets
+            t = self.terms.get((op, a.base, b.base), op)
+            sign = 1 if op == "add" else -1
+            off = tuple(x + sign * y for x, y in zip(a.off, b.off))
+            return Aff(t, off, _gcd(a.align, b.align), wider(a.scope, b.scope))
+        if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
+            a, b, c = b, a, a.const()
+        if c is None:
+            return None
+        if op == "mul" or op == "shl":
+            k = c if op == "mul" else (1 << c if 0 <= c < 64 else None)
+            if k is None:
+                return None
+            t = self.terms.get(("mul", a.base, k), "mul")
+            return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
+        low = None
+        if op == "and" and c >= 0 and (c & (c + 1)) == 0:
+            low = c + 1
+        elif op == "rem" and c > 0:
+            low = c
+        if low is not None and a.align and a.align % low == 0 and min(a.off) >= 0:
+            return exact(x % low for x in a.off)
+        div = None
+        if op == "div" and c > 0:
+            div = c
+        elif op == "shr" and 0 <= c < 64:
+            div = 1 << c
+        if div and a.align and a.align % div == 0 and min(a.off) >= 0:
+            t = self.terms.get(("div", a.base, div), "div")
+            return Aff(t, tuple(x // div for x in a.off), a.align // div, a.scope)
+        if op in ("xor", "or") and c >= 0 and a.align and a.align > max(max(a.off), c) and min(a.off) >= 0:
+            f = (lambda x: x ^ c) if op == "xor" else (lambda x: x | c)
+            return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
+        return None
+
+    # -- predicates -----------------------------------------------------------------------
+    def compare(self, cmp: str, a, b, bits: int, signed: bool, text: str, loc):
+        f = _CMP.get(cmp)
+        if f is not None and isinstance(a, Aff) and isinstance(b, Aff):
+            if a.exact and b.exact:
+                conv = (lambda x: _signed(x, bits)) if signed else (lambda x: x)
+                return Pred(LaneSet.const(_bits(f(conv(x), conv(y)) for x, y in zip(a.off, b.off))))
+            if a.base == b.base:
+                return Pred(LaneSet.const(_bits(f(x, y) for x, y in zip(a.off, b.off))))
+            r = self._compare_aligned(f, a, b, cmp, text, loc)
+            if r is not None:
+                return r
+        key = ("cmp", cmp, a, b)
+        if is_uniform(a) and is_uniform(b):
+            scope = wider(scope_of(a), scope_of(b))
+            lit = self.lits.get(key, "uniform", scope, text, loc)
+        else:
+            lit = self.lits.get(key, "lane", "lane", text, loc)
+        return Pred(LaneSet.lit(lit))
+
+    def _compare_aligned(self, f, a: Aff, b: Aff, cmp, text, loc):
+        """x = B + off (B a multiple of align >= 32) against a constant: which lanes hold
+        depends only on which warp this is; enumerate the warps that can differ."""
+        if b.exact and not a.exact:
+            x, c = a, b.const()
+        elif a.exact and not b.exact:
+            x, c = b, a.const()
+            f = {"lt": _CMP["gt"], "le": _CMP["ge"], "gt": _CMP["lt"], "ge": _CMP["le"],
+                 "lo": _CMP["gt"], "ls": _CMP["ge"], "hi": _CMP["lt"], "hs": _CMP["le"]}.get(cmp, f)
+        else:
+            return None
+        if c is None or not x.align or x.align < 32 or min(x.off) < 0 or x.scope != "warp":
+            return None
+        step = x.align
+        kmax = max(0, c // step) + 2
+        if kmax > 64:
+            return None
+        result = None
+        seen = {}
+        for k in range(kmax + 1):
+            bits = _bits(f(k * step + o, c) for o in x.off)
+            seen.setdefault(bits, k)
+        for bits, k in seen.items():
+            if not bits:
+                continue
+            lit = self.lits.get(("warp-case", x.base, step, cmp, c, bits), "uniform", "warp",
+                                f"{text} (in warps where it holds for {bits:#010x})", loc)
+            part = LaneSet.lit(lit, bits)
+            result = part if result is None else result.or_(part)
+        return Pred(result if result is not None else LaneSet())
+
+    def pred_lanes(self, v, text="", loc=None) -> LaneSet:
+        """Lanes where `v` (used as a predicate/condition) is true."""
+        p = pred_of(v)
+        if p is not None:
+            return p
+        if is_uniform(v):
+            lit = self.lits.get(("nz", v), "uniform", scope_of(v), text or "condition", loc)
+        else:
+            lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
+        return LaneSet.lit(lit)
+
+
+def _bits(flags) -> int:
+    out = 0
+    for lane, x in enumerate(flags):
+        if x:
+            out |= 1 << lane
+    return out
+
+
+def _gcd(a, b):
+    from math import gcd
+    return gcd(a or 0, b or 0)
+
+
+def _shr(x, y, bits):
+    return x >> y if y < 128 else 0
+
+
+_ARITH = {
+    "add": lambda x, y, b: x + y,
+    "sub": lambda x, y, b: x - y,
+    "mul": lambda x, y, b: x * y,
+    "div": lambda x, y, b: int(x / y) if y else 0,
+    "rem": lambda x, y, b: x - int(x / y) * y if y else 0,
+    "and": lambda x, y, b: x & y,
+    "or": lambda x, y, b: x | y,
+    "xor": lambda x, y, b: x ^ y,
+    "shl": lambda x, y, b: x << y if y < 128 else 0,
+    "shr": _shr,
+    "min": lambda x, y, b: min(x, y),
+    "max": lambda x, y, b: max(x, y),
+}
