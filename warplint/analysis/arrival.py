@@ -1,0 +1,92 @@
+"""Where do the lanes go that are missing from an instruction?
+
+For an instruction in block B that some lanes of its membermask (or of the block) do not
+execute, look at each divergent branch B depends on: the lanes that took the other side
+either execute a matching instruction there, exit, or reach the branch's reconvergence
+point without doing either ("skip": they never arrive).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..cfg import EXIT
+from ..ir import Instr
+from .divergence import FunctionAnalysis
+from .lanes import FULL_SET, LaneSet
+
+MAX_VISIT = 5000
+
+
+@dataclass
+class Divergence:
+    branch: int  # block of the divergent branch
+    taken: int  # successor leading to the instruction
+    others: list[int]  # successors the missing lanes took
+    fate: str  # "arrive" | "exit" | "skip" | "mixed" | "unknown"
+    cond: LaneSet  # lanes (of the branch's lanes) that go towards the instruction
+
+
+def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], bool],
+                kernel: bool) -> list[Divergence]:
+    out = []
+    seen = set()
+    todo = [block]
+    while todo:
+        b = todo.pop()
+        for x, s in fa.cd.get(b, ()):
+            if (x, s) in seen:
+                continue
+            seen.add((x, s))
+            todo.append(x)
+            cond = fa.edge_cond.get((x, s))
+            if cond is None or cond == FULL_SET:
+                continue
+            others = [o for o in fa.cfg.succs(x) if o != s]
+            fate = _fate(fa, x, others, block, matches, kernel)
+            out.append(Divergence(x, s, others, fate, cond))
+    return out
+
+
+def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
+          matches: Callable[[Instr], bool], kernel: bool) -> str:
+    cfg = fa.cfg
+    stop = cfg.ipdom.get(x, EXIT)
+    outcomes = set()
+    seen = set()
+    stack = list(starts)
+    visits = 0
+    while stack:
+        b = stack.pop()
+        visits += 1
+        if visits > MAX_VISIT:
+            return "unknown"
+        if b in seen:
+            continue
+        seen.add(b)
+        if b == EXIT:
+            outcomes.add("exit" if kernel else "unknown")
+            continue
+        if b == target:
+            outcomes.add("arrive")
+            continue
+        if b == stop:
+            outcomes.add("skip")
+            continue
+        block = cfg.blocks[b]
+        hit = next((i for i in block.instrs if matches(i)), None)
+        if hit is not None and hit.guard is None:
+            outcomes.add("arrive")
+            continue
+        if hit is not None:
+            outcomes.add("arrive")
+        stack.extend(cfg.succs(b))
+    if not outcomes:
+        return "skip"
+    if outcomes <= {"arrive", "exit"}:
+        return "arrive" if "arrive" in outcomes else "exit"
+    if "unknown" in outcomes:
+        return "unknown"
+    if outcomes == {"skip"}:
+        return "skip"
+    return "mixed"

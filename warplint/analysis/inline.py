@@ -1,0 +1,97 @@
+"""Inline calls to device functions defined in the same module, so that lane identity
+(`laneid()` helpers) and warp primitives inside helpers are analysed in their caller's
+context.  Bounded by depth and size; calls beyond the bound stay opaque."""
+from __future__ import annotations
+
+from ..ir import Addr, Function, Instr, Label, Reg, Sym, Vec
+from .transfer import is_special
+
+MAX_DEPTH = 4
+MAX_SIZE = 40_000
+
+
+def called_functions(module) -> set[str]:
+    names = {f.name for f in module.functions}
+    out = set()
+    for f in module.functions:
+        for ins in f.body:
+            if isinstance(ins, Instr) and ins.op == "call" and ins.srcs and isinstance(ins.srcs[0], Sym):
+                if ins.srcs[0].name in names and ins.srcs[0].name != f.name:
+                    out.add(ins.srcs[0].name)
+    return out
+
+
+def inline_calls(fn: Function, module) -> Function:
+    table = {f.name: f for f in module.functions if f.body}
+    if not any(isinstance(i, Instr) and i.op == "call" for i in fn.body):
+        return fn
+    counter = [0]
+    body = _expand(fn.body, table, module.language, counter, depth=0, stack=(fn.name,))
+    return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, body, fn.loc, fn.display_name)
+
+
+def _expand(body, table, language, counter, depth, stack):
+    out = []
+    for item in body:
+        if (isinstance(item, Instr) and item.op == "call" and item.srcs and isinstance(item.srcs[0], Sym)
+                and item.srcs[0].name in table and item.srcs[0].name not in stack
+                and depth < MAX_DEPTH and len(out) + len(body) < MAX_SIZE):
+            callee = table[item.srcs[0].name]
+            counter[0] += 1
+            inner = _instantiate(item, callee, language, counter[0])
+            out.extend(_expand(inner, table, language, counter, depth + 1, stack + (callee.name,)))
+        else:
+            out.append(item)
+    return out
+
+
+def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
+    suffix = f"@{k}"
+    syms: dict[str, str] = {}
+    prologue, epilogue = [], []
+    loc = call.loc
+    for param, arg in zip(callee.params, call.srcs[1:]):
+        if isinstance(arg, Sym):
+            syms[param] = arg.name
+        else:
+            prologue.append(Instr("mov.b32", (Reg(param + suffix),), (arg,), loc))
+    for rp, dest in zip(callee.ret_params, call.dests):
+        if isinstance(dest, Sym):
+            syms[rp] = dest.name
+        elif language == "ptx":
+            syms[rp] = rp + suffix
+            epilogue.append(Instr("ld.param.b32", (dest,), (Addr(Sym(rp + suffix), 0),), loc))
+        else:
+            epilogue.append(Instr("mov.b32", (dest,), (Reg(rp + suffix),), loc))
+    labels = {i.name for i in callee.body if isinstance(i, Label)}
+    end = f"$inline_end{suffix}"
+
+    def mapop(o):
+        if isinstance(o, Reg):
+            return o if is_special(o.name) else Reg(o.name + suffix)
+        if isinstance(o, Sym):
+            if o.name in labels:
+                return Sym(o.name + suffix)
+            return Sym(syms.get(o.name, o.name))
+        if isinstance(o, Addr):
+            return Addr(mapop(o.base) if o.base is not None else None, o.offset)
+        if isinstance(o, Vec):
+            return Vec(tuple(mapop(x) for x in o.items))
+        return o
+
+    out = list(prologue)
+    for item in callee.body:
+        if isinstance(item, Label):
+            out.append(Label(item.name + suffix, item.loc))
+            continue
+        guard = (item.guard[0] if is_special(item.guard[0]) else item.guard[0] + suffix,
+                 item.guard[1]) if item.guard else None
+        if item.op == "ret":
+            out.append(Instr("bra", (), (Sym(end),), item.loc, guard, item.raw_loc, item.text))
+            continue
+        out.append(Instr(item.opcode, tuple(mapop(d) for d in item.dests),
+                         tuple(mapop(s) for s in item.srcs), item.loc, guard, item.raw_loc,
+                         item.text, item.negated))
+    out.append(Label(end, loc))
+    out.extend(epilogue)
+    return out

@@ -1,0 +1,112 @@
+"""Cross-lane memory hazards inside a warp: a lane reads (or overwrites) shared/global
+memory that another lane of the same warp wrote (or read) with no warp or block
+synchronisation in between on some path."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .divergence import FunctionAnalysis, MemAccess
+from .lanes import definite_bits
+from .values import Aff
+
+MAX_PENDING = 48
+MAX_PASSES = 6
+
+
+@dataclass
+class Hazard:
+    first: MemAccess
+    second: MemAccess
+    kind: str  # "RAW" (read after another lane's write) | "WAR" (write over another lane's read)
+    writer: int  # example lane pair
+    reader: int
+    definite: bool
+
+
+def _is_sync(ins) -> bool:
+    op = ins.op
+    if op == "bar" or op == "barrier":
+        return True  # bar.warp.sync, bar.sync, bar.red, barrier.sync
+    return False
+
+
+def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
+    out: dict[int, set[int]] = {}
+    addr = acc.addr
+    for lane in range(32):
+        if lanes >> lane & 1:
+            o = addr.off[lane]
+            for k in range(acc.size):
+                out.setdefault(o + k, set()).add(lane)
+    return out
+
+
+def _conflict(a: MemAccess, b: MemAccess):
+    """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
+    if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
+        return None
+    if a.space != b.space and "generic" not in (a.space, b.space):
+        return None
+    pa, pb = a.active.possible_bits, b.active.possible_bits
+    table = _bytes(a, pa)
+    da = db = None
+    for lane in range(32):
+        if not pb >> lane & 1:
+            continue
+        o = b.addr.off[lane]
+        for k in range(b.size):
+            others = table.get(o + k, ())
+            for other in others:
+                if other != lane:
+                    if da is None:
+                        da, db = definite_bits(a.active), definite_bits(b.active)
+                    definite = bool(da >> other & 1 and db >> lane & 1)
+                    return other, lane, definite
+    return None
+
+
+def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
+    accesses = [a for a in fa.accesses if "atom" != a.instr.op and "red" != a.instr.op]
+    if not accesses or not any(a.store for a in accesses):
+        return []
+    by_instr = {id(a.instr): a for a in accesses}
+    cfg = fa.cfg
+    order = cfg.rpo()
+    out_state: dict[int, tuple] = {}
+    hazards: dict[tuple[int, int], Hazard] = {}
+    for _ in range(MAX_PASSES):
+        changed = False
+        for b in order:
+            pending: dict[int, MemAccess] = {}
+            for p in cfg.preds(b):
+                for acc in out_state.get(p, ()):
+                    pending[id(acc.instr)] = acc
+            for ins in cfg.blocks[b].instrs:
+                if _is_sync(ins) and ins.guard is None:
+                    pending.clear()
+                    continue
+                acc = by_instr.get(id(ins))
+                if acc is None:
+                    continue
+                for prev in pending.values():
+                    key = (id(prev.instr), id(acc.instr))
+                    if key in hazards:
+                        continue
+                    if prev.store and acc.load:
+                        kind, c = "RAW", _conflict(prev, acc)
+                    elif prev.load and acc.store:
+                        kind, c = "WAR", _conflict(acc, prev)
+                    else:
+                        continue
+                    if c:
+                        hazards[key] = Hazard(prev, acc, kind, *c)
+                pending[id(ins)] = acc
+                if len(pending) > MAX_PENDING:
+                    pending.pop(next(iter(pending)))
+            state = tuple(pending.values())
+            if out_state.get(b) != state:
+                out_state[b] = state
+                changed = True
+        if not changed:
+            break
+    return list(hazards.values())

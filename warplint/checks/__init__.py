@@ -1,0 +1,99 @@
+"""Checks: one small function per rule, reading analysis results only.
+
+A check is `def check(ctx: Context) -> None` registered with `@rule("WL003")`; it calls
+`ctx.report(...)` for each finding.  The runner analyses each function once and runs the
+checks once per target, then merges findings that hold for several targets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..findings import Finding, Fix, Step
+from ..ir import Instr
+from ..targets import Target
+
+RULES: dict[str, Callable] = {}
+DEFAULT_SEVERITY = {"WL001": "warning", "WL002": "error", "WL003": "error", "WL004": "error",
+                    "WL005": "warning", "WL006": "error", "WL007": "warning", "WL008": "warning",
+                    "WL009": "error", "WL010": "error"}
+SLUGS = {"WL001": "deprecated-non-sync", "WL002": "pre-volta-mask-mismatch",
+         "WL003": "lane-not-in-membermask", "WL004": "membermask-lanes-never-arrive",
+         "WL005": "shfl-source-invalid", "WL006": "shfl-width-invalid", "WL007": "missing-syncwarp",
+         "WL008": "activemask-misuse", "WL009": "barrier-divergence", "WL010": "unavailable-on-target"}
+
+
+def rule(rule_id: str):
+    def register(fn):
+        RULES[rule_id] = fn
+        return fn
+    return register
+
+
+@dataclass
+class Context:
+    module: object
+    analysis: object  # FunctionAnalysis
+    target: Target
+    options: object
+    rule_id: str = ""
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def kernel(self) -> bool:
+        return self.analysis.function.is_kernel
+
+    def describe(self, lanes) -> str:
+        from ..analysis.lanes import describe
+        return describe(lanes, self.analysis.lits)
+
+    def report(self, instr: Instr, message: str, *, certainty: str = "definite",
+               details: list[str] | None = None, flow: list[Step] | None = None,
+               related: list[Step] | None = None, fix: Fix | None = None,
+               severity: str | None = None, block: int | None = None) -> None:
+        sev = severity or DEFAULT_SEVERITY.get(self.rule_id, "warning")
+        if certainty == "possible":
+            if not getattr(self.options, "report_possible", True):
+                return
+            override = getattr(self.options, "possible_severity", None)
+            sev = override or ("warning" if sev == "error" else sev)
+        if flow is None and block is not None:
+            flow = self.analysis.why(block)
+        fn = self.analysis.function
+        self.findings.append(Finding(
+            self.rule_id, sev, message, instr.loc, certainty, list(details or []),
+            list(flow or []), list(related or []), fix, (self.target.name,),
+            fn.display_name or fn.name))
+
+
+def selected(rule_id: str, options) -> bool:
+    def match(pat: str) -> bool:
+        pat = pat.strip()
+        return rule_id.upper().startswith(pat.upper()) or SLUGS.get(rule_id) == pat
+    select = getattr(options, "select", None)
+    if select and not any(match(p) for p in select):
+        return False
+    return not any(match(p) for p in getattr(options, "ignore", []) or [])
+
+
+def run_checks(module, targets: list[Target], options) -> list[Finding]:
+    from ..analysis import analyze_module
+    from . import barrier, deprecated, membermask, memory, shuffle  # noqa: F401 (registration)
+    analyses = analyze_module(module, options)
+    merged: dict[tuple, Finding] = {}
+    for target in targets:
+        for fa in analyses:
+            for rule_id, check in RULES.items():
+                if not selected(rule_id, options):
+                    continue
+                ctx = Context(module, fa, target, options, rule_id)
+                check(ctx)
+                for f in ctx.findings:
+                    key = (f.rule_id, f.loc.path, f.loc.line, f.loc.col, f.message, f.severity)
+                    if key in merged:
+                        old = merged[key]
+                        if target.name not in old.targets:
+                            old.targets = old.targets + (target.name,)
+                    else:
+                        merged[key] = f
+    return sorted(merged.values(), key=Finding.sort_key)

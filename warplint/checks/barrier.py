@@ -1,0 +1,54 @@
+"""WL009: block barriers reached by only part of a warp or by only some warps."""
+from __future__ import annotations
+
+from ..analysis.arrival import divergences
+from ..analysis.lanes import FULL_SET, compare, lane_ranges
+from ..findings import Step
+from . import Context, rule
+
+
+def _barrier_id(ins):
+    return ins.srcs[0] if ins.srcs and "red" not in ins.mods else (ins.srcs[1] if len(ins.srcs) > 1 else None)
+
+
+@rule("WL009")
+def barrier_divergence(ctx: Context) -> None:
+    fa = ctx.analysis
+    for bar in fa.barriers:
+        if bar.counted or bar.active.is_empty():
+            continue
+        cmp = compare(bar.active, FULL_SET)
+        if cmp is None:
+            continue
+        lanes_missing = cmp["only_member_possible"]
+        warp_lits = [x for x in bar.active.lits if fa.lits[x].scope == "warp"]
+        if not lanes_missing and not warp_lits:
+            continue
+        bid = _barrier_id(bar.instr)
+
+        def matches(ins, bid=bid):
+            return (ins.op in ("bar", "barrier") and "warp" not in ins.mods and ins is not bar.instr
+                    and _barrier_id(ins) == bid)
+
+        divs = divergences(fa, bar.block, matches, ctx.kernel)
+        bad = [d for d in divs if d.fate in ("skip", "mixed")]
+        if not bad:
+            continue
+        data_dependent = any(fa.lits[x].kind == "lane" and fa.lits[x].scope == "lane"
+                             for d in bad for x in d.cond.lits)
+        definite = all(d.fate == "skip" for d in divs) and not data_dependent
+        if lanes_missing:
+            who = f"only part of a warp ({lane_ranges(lanes_missing)} can skip it)"
+        else:
+            who = "only some warps of the block (the condition depends on threadIdx)"
+        name = bar.instr.text if bar.instr.text.startswith("__") else bar.instr.opcode
+        related = [Step(fa.cfg.blocks[d.branch].terminator.loc,
+                        "threads that take the other side of this branch skip the barrier")
+                   for d in bad if fa.cfg.blocks[d.branch].terminator is not None]
+        ctx.report(bar.instr, f"'{name}' {'is' if definite else 'may be'} reached by {who}; the threads "
+                   "that skip it do not exit, so the block deadlocks or the barrier is undefined",
+                   certainty="definite" if definite else "possible",
+                   details=[f"lanes here: {ctx.describe(bar.active)}",
+                            "move the barrier out of the conditional code, or make the condition "
+                            "uniform across the block"],
+                   related=related, block=bar.block)

@@ -1,0 +1,127 @@
+"""WL001 deprecated non-.sync primitives; WL010 instructions the target/PTX ISA lacks."""
+from __future__ import annotations
+
+from ..findings import Edit, Fix
+from . import Context, rule
+
+_CUDA_SYNC_NAME = {"__any": "__any_sync", "__all": "__all_sync", "__ballot": "__ballot_sync",
+                   "__shfl": "__shfl_sync", "__shfl_up": "__shfl_up_sync",
+                   "__shfl_down": "__shfl_down_sync", "__shfl_xor": "__shfl_xor_sync"}
+
+
+def _removed(ctx: Context) -> bool:
+    if ctx.target.sm < 70:
+        return False
+    v = ctx.module.ptx_version
+    return v is None or v >= (6, 4)
+
+
+def _proven_mask(op) -> int | None:
+    exact = op.active.exact
+    return exact if exact else None
+
+
+def _fix(ctx: Context, op, mask: int) -> Fix | None:
+    ins = op.instr
+    text = ctx.module.text
+    if not text:
+        return None
+    m = f"{mask:#010x}"
+    if ins.text in _CUDA_SYNC_NAME:
+        loc = ins.loc
+        lines = text.splitlines(keepends=True)
+        if loc.line > len(lines):
+            return None
+        line = lines[loc.line - 1]
+        start = loc.col - 1
+        name = ins.text
+        if line[start:start + len(name)] != name:
+            return None
+        rest = line[start + len(name):]
+        paren = len(rest) - len(rest.lstrip(" \t"))
+        if not rest[paren:].startswith("("):
+            return None
+        end_col = loc.col + len(name) + paren + 1
+        new = f"{_CUDA_SYNC_NAME[name]}({m}, "
+        return Fix(f"use {_CUDA_SYNC_NAME[name]} with membermask {m}",
+                   [Edit(loc.path, loc.line, loc.col, loc.line, end_col, new)])
+    loc = ins.raw_loc or ins.loc
+    lines = text.splitlines(keepends=True)
+    if loc.line > len(lines) or not ins.text:
+        return None
+    line = lines[loc.line - 1]
+    start = line.find(ins.text, loc.col - 1)
+    if start < 0:
+        return None
+    parts = ins.opcode.split(".")
+    new_opcode = ".".join([parts[0], "sync"] + parts[1:])
+    new = ins.text.replace(ins.opcode, new_opcode, 1).rstrip() + f", {m}"
+    return Fix(f"use {new_opcode} with membermask {m}",
+               [Edit(loc.path, loc.line, start + 1, loc.line, start + 1 + len(ins.text), new)])
+
+
+@rule("WL001")
+def deprecated_non_sync(ctx: Context) -> None:
+    version = ctx.module.ptx_version
+    if version is not None and version < (6, 0):
+        return
+    for op in ctx.analysis.warp_ops:
+        if op.kind not in ("vote", "shfl") or op.sync:
+            continue
+        ins = op.instr
+        removed = _removed(ctx)
+        cuda = ins.text in _CUDA_SYNC_NAME
+        name = ins.text if cuda else ins.opcode
+        replacement = _CUDA_SYNC_NAME[name] if cuda else ".".join(
+            [ins.op, "sync"] + list(ins.mods))
+        if removed:
+            why = (f"not available for {ctx.target} (removed for sm_70+"
+                   + (" from PTX ISA 6.4)" if not cuda else ")"))
+        else:
+            why = "deprecated since " + ("CUDA 9" if cuda else "PTX ISA 6.0")
+        mask = _proven_mask(op)
+        details = [f"executed by {ctx.describe(op.active)}"]
+        fix = _fix(ctx, op, mask) if mask else None
+        if mask is None:
+            details.append("no automatic fix: the active lanes here are not known statically")
+        hint = f"{mask:#010x}" if mask else "the lanes that must take part"
+        ctx.report(ins, f"'{name}' without a membermask is {why}; use '{replacement}' with "
+                   f"membermask {hint}", details=details, fix=fix,
+                   severity="error" if removed else "warning", block=op.block)
+
+
+_NEEDS = {  # op -> (min sm, min PTX ISA)
+    "match": (70, (6, 0)),
+    "redux": (80, (7, 0)),
+    "activemask": (30, (6, 2)),
+    "vote": (30, (6, 0)),
+    "shfl": (30, (6, 0)),
+    "syncwarp": (30, (6, 0)),
+}
+
+
+@rule("WL010")
+def unavailable_on_target(ctx: Context) -> None:
+    version = ctx.module.ptx_version
+    t = ctx.target
+    for op in ctx.analysis.warp_ops:
+        ins = op.instr
+        if op.kind in ("vote", "shfl") and not op.sync:
+            continue
+        need = _NEEDS.get(op.kind)
+        if need is None:
+            continue
+        sm, isa = need
+        name = ins.text if ins.text.startswith("__") else ins.opcode
+        problems = []
+        if t.sm < sm:
+            problems.append(f"requires sm_{sm} or newer (target is {t})")
+        if version is not None and version < isa:
+            problems.append(f"requires PTX ISA {isa[0]}.{isa[1]} (file declares {version[0]}.{version[1]})")
+        if op.kind == "redux" and any(m in ins.mods for m in ("f32", "abs", "NaN")):
+            if not (t.sm >= 100 and t.suffix in ("a", "f")):
+                problems.append(f"the .f32/.abs/.NaN forms require sm_100a (target is {t})")
+            if version is not None and version < (8, 6):
+                problems.append("the .f32/.abs/.NaN forms require PTX ISA 8.6")
+        if problems:
+            ctx.report(ins, f"'{name}' is not available here: " + "; ".join(problems))

@@ -1,0 +1,132 @@
+"""Membermask rules: WL002 (pre-Volta mismatch), WL003 (executing lane not in the mask),
+WL004 (mask names lanes that never arrive), WL008 (activemask misuse)."""
+from __future__ import annotations
+
+from ..analysis.arrival import divergences
+from ..analysis.lanes import FULL_SET, compare, lane_ranges
+from ..analysis.values import MaskV, Pred
+from ..findings import Step
+from . import Context, rule
+
+
+def _checked_ops(ctx: Context):
+    """Sync primitives whose membermask is known and not an activemask value."""
+    for op in ctx.analysis.warp_ops:
+        if not op.sync or op.member is None or op.active.is_empty():
+            continue
+        if isinstance(op.member_value, MaskV) and op.member_value.origin == "activemask":
+            continue
+        cmp = compare(op.active, op.member)
+        if cmp is not None:
+            yield op, cmp
+
+
+def _name(op) -> str:
+    return op.instr.text if op.instr.text.startswith("__") else op.instr.opcode
+
+
+def _mask_text(ctx, op) -> str:
+    e = op.member.exact
+    return f"{e:#010x}" if e is not None else ctx.describe(op.member)
+
+
+@rule("WL003")
+def lane_not_in_membermask(ctx: Context) -> None:
+    for op, cmp in _checked_ops(ctx):
+        bits = cmp["only_active_possible"]
+        if not bits:
+            continue
+        definite = cmp["only_active_definite"]
+        lanes = lane_ranges(definite or bits)
+        ctx.report(op.instr, f"{lanes} {'execute' if definite else 'may execute'} '{_name(op)}' "
+                   f"but {'are' if definite else 'would be'} not in its membermask {_mask_text(ctx, op)} "
+                   "(undefined behaviour)",
+                   certainty="definite" if definite else "possible",
+                   details=[f"active lanes: {ctx.describe(op.active)}",
+                            f"membermask: {ctx.describe(op.member)}"], block=op.block)
+
+
+@rule("WL002")
+def pre_volta_mask_mismatch(ctx: Context) -> None:
+    if ctx.target.independent_scheduling:
+        return
+    for op, cmp in _checked_ops(ctx):
+        bits = cmp["only_member_possible"]
+        if not bits:
+            continue
+        definite = cmp["only_member_definite"]
+        ctx.report(op.instr, f"on {ctx.target} (pre-Volta) the membermask {_mask_text(ctx, op)} of "
+                   f"'{_name(op)}' names {lane_ranges(definite or bits)}, which "
+                   f"{'are' if definite else 'may be'} not active here; every lane in the "
+                   "membermask must execute this same instruction in convergence",
+                   certainty="definite" if definite else "possible",
+                   details=[f"active lanes: {ctx.describe(op.active)}",
+                            f"membermask: {ctx.describe(op.member)}",
+                            "a matching instruction on another path does not help before sm_70"],
+                   block=op.block)
+
+
+@rule("WL004")
+def membermask_lanes_never_arrive(ctx: Context) -> None:
+    if not ctx.target.independent_scheduling:
+        return
+    ops = ctx.analysis.warp_ops
+    for op, cmp in _checked_ops(ctx):
+        bits = cmp["only_member_possible"]
+        if not bits:
+            continue
+        mine = op.instr
+
+        def matches(ins, op=op):
+            if ins.opcode != op.instr.opcode:
+                return False
+            other = next((o for o in ops if o.instr is ins), None)
+            return other is not None and other.member == op.member
+
+        divs = [d for d in divergences(ctx.analysis, op.block, matches, ctx.kernel)]
+        bad = [d for d in divs if d.fate in ("skip", "mixed")]
+        if not bad:
+            continue
+        definite = cmp["only_member_definite"] and all(d.fate == "skip" for d in divs)
+        lanes = lane_ranges(cmp["only_member_definite"] or bits)
+        cfg = ctx.analysis.cfg
+        flow = ctx.analysis.why(op.block)
+        related = []
+        for d in bad:
+            term = cfg.blocks[d.branch].terminator
+            if term is not None:
+                related.append(Step(term.loc, "the missing lanes take the other side of this branch "
+                                    "and reach its reconvergence point without a matching "
+                                    f"'{_name(op)}'"))
+        ctx.report(mine, f"membermask {_mask_text(ctx, op)} of '{_name(op)}' names {lanes}, which "
+                   f"{'never' if definite else 'may never'} execute a matching instruction or exit "
+                   "(the warp hangs or the result is undefined)",
+                   certainty="definite" if definite else "possible",
+                   details=[f"active lanes: {ctx.describe(op.active)}",
+                            "make every lane in the membermask reach a matching call, or compute the "
+                            "membermask with __ballot_sync() of the branch condition"],
+                   flow=flow, related=related)
+
+
+@rule("WL008")
+def activemask_misuse(ctx: Context) -> None:
+    for op in ctx.analysis.warp_ops:
+        ins = op.instr
+        mv = op.member_value
+        if op.sync and op.kind in ("vote", "match", "redux") and isinstance(mv, MaskV) \
+                and mv.origin == "activemask":
+            where = f" at line {mv.loc.line}" if mv.loc is not None else ""
+            ctx.report(ins, f"the membermask of '{_name(op)}' is the value of activemask{where}, which "
+                       "may be any subset of the lanes on this path: the result depends on which lanes "
+                       "happen to be converged", certainty="possible",
+                       details=["compute the participating lanes with __ballot_sync(<mask of the enclosing "
+                                "uniform code>, <branch condition>) instead"],
+                       related=[Step(mv.loc, "activemask read here")] if mv.loc else [],
+                       block=op.block)
+        elif op.kind == "vote" and not op.sync and "ballot" in ins.mods and op.srcs:
+            p = op.srcs[0]
+            if isinstance(p, Pred) and p.lanes == FULL_SET or getattr(p, "const", lambda: None)() == 1:
+                ctx.report(ins, "ballot of a constant true predicate is the legacy way to read the "
+                           "active mask; use __activemask() (activemask.b32) instead",
+                           details=["__activemask() is not a synchronisation point; if the code needs "
+                                    "converged lanes, use __ballot_sync with an explicit mask"])

@@ -1,0 +1,29 @@
+"""WL007: cross-lane shared/global memory traffic with no __syncwarp in between."""
+from __future__ import annotations
+
+from ..analysis.memory import find_hazards
+from ..findings import Step
+from . import Context, rule
+
+_SPACE = {"shared": "shared memory", "global": "global memory", "generic": "memory"}
+
+
+@rule("WL007")
+def missing_syncwarp(ctx: Context) -> None:
+    if not ctx.target.independent_scheduling:
+        return  # lockstep warps (with volatile) made this work before Volta
+    for h in find_hazards(ctx.analysis):
+        first, second = h.first, h.second
+        space = _SPACE.get(second.space, "memory")
+        line = (first.instr.loc.line)
+        if h.kind == "RAW":
+            msg = (f"lane {h.reader} reads {space} that lane {h.writer} wrote at line {line} with no "
+                   "__syncwarp() in between")
+        else:
+            msg = (f"lane {h.writer} overwrites {space} that lane {h.reader} read at line {line} with no "
+                   "__syncwarp() in between")
+        ctx.report(second.instr, msg + (" (data race on sm_70+)" if h.definite else " (possible data race)"),
+                   certainty="definite" if h.definite else "possible",
+                   details=["lanes of a warp are not in lockstep on sm_70+: insert __syncwarp() "
+                            "(bar.warp.sync) between the write and the read"],
+                   related=[Step(first.instr.loc, "the other lane's access")], block=second.block)

@@ -1,0 +1,75 @@
+"""Shuffle rules: WL005 (source lane invalid), WL006 (width / c operand invalid)."""
+from __future__ import annotations
+
+from ..analysis.divergence import source_lanes
+from ..analysis.lanes import definite_bits, lane_ranges
+from ..analysis.values import Aff
+from . import Context, rule
+
+_VALID_SEGMASK = {0: 32, 16: 16, 24: 8, 28: 4, 30: 2, 31: 1}
+
+
+def _const(v):
+    return v.const() if isinstance(v, Aff) else None
+
+
+@rule("WL006")
+def shfl_width_invalid(ctx: Context) -> None:
+    for op in ctx.analysis.warp_ops:
+        if op.kind != "shfl" or len(op.srcs) < 3:
+            continue
+        c = _const(op.srcs[2])
+        if c is None:
+            continue
+        ins = op.instr
+        mode = next((m for m in ins.mods if m in ("up", "down", "bfly", "idx")), "idx")
+        if ins.text.startswith("__"):
+            width = 32 - (c >> 8)
+            if width < 1 or width > 32 or width & (width - 1):
+                ctx.report(ins, f"shuffle width {width} is not a power of two between 1 and 32")
+            continue
+        c &= 0xFFFFFFFF
+        segmask, cval = (c >> 8) & 0x1F, c & 0x1F
+        width = _VALID_SEGMASK.get(segmask)
+        if width is None or c >> 13:
+            ctx.report(ins, f"shfl c operand {c:#x}: segment mask {segmask:#04x} is not ~(W-1) & 0x1f "
+                       "for any power-of-two sub-warp width W")
+            continue
+        want = 0 if mode == "up" else width - 1
+        if cval != want:
+            ctx.report(ins, f"shfl c operand {c:#x}: clamp value {cval} does not fit .{mode} with a "
+                       f"segment of width {width} (expected {want}, i.e. c = {(segmask << 8) | want:#x})")
+
+
+@rule("WL005")
+def shfl_source_invalid(ctx: Context) -> None:
+    for op in ctx.analysis.warp_ops:
+        if op.kind != "shfl" or len(op.srcs) < 3 or op.active.is_empty():
+            continue
+        b, c = op.srcs[1], _const(op.srcs[2])
+        if c is None or not (isinstance(b, Aff) and b.exact):
+            continue
+        active = op.active.possible_bits
+        member = op.member.possible_bits if op.member is not None else active
+        if op.member is not None and op.member.exact is None:
+            continue
+        sure = definite_bits(op.active)
+        bad_readers, bad_sources, definite = 0, 0, False
+        for lane in range(32):
+            if not active >> lane & 1:
+                continue
+            j, ok = source_lanes(op.instr.mods, b.off[lane], c)[lane]
+            if not ok or not 0 <= j < 32:
+                continue
+            if not (active >> j & 1) or not (member >> j & 1):
+                bad_readers |= 1 << lane
+                bad_sources |= 1 << j
+                definite |= bool(sure >> lane & 1)
+        if bad_readers:
+            ctx.report(op.instr, f"{lane_ranges(bad_readers)} read from {lane_ranges(bad_sources)}, which "
+                       f"{'are' if definite else 'may be'} inactive or not in the membermask "
+                       "(the value read is undefined)",
+                       certainty="definite" if definite else "possible",
+                       details=[f"active lanes: {ctx.describe(op.active)}",
+                                f"membermask: {ctx.describe(op.member) if op.member is not None else 'none'}"],
+                       block=op.block)
