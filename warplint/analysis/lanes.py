@@ -207,11 +207,15 @@ def _eval(formula: list[frozenset], val: dict[int, bool]) -> bool:
     return False
 
 
-def _exec_formula(s: LaneSet) -> list[frozenset]:
-    return [l for _, l in s.cubes]
+def _exec_formula(s: LaneSet, lits: "Literals | None") -> list[frozenset]:
+    """When does some lane execute?  Only warp-uniform conditions say anything about all
+    lanes at once; a per-lane condition holding for one lane says nothing about another."""
+    if lits is None:
+        return [l for _, l in s.cubes]
+    return [frozenset(x for x in l if lits[x].kind == "uniform") for _, l in s.cubes]
 
 
-def compare(active: LaneSet, member: LaneSet, exec_cond: LaneSet | None = None):
+def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
     """Per-lane comparison of two lane sets, assuming the instruction executes
     (`exec_cond`, default `active`, is non-empty).
 
@@ -221,7 +225,7 @@ def compare(active: LaneSet, member: LaneSet, exec_cond: LaneSet | None = None):
       only_member_possible / only_member_definite: the converse.
     Or None when too many literals are involved to decide.
     """
-    ex = _exec_formula(exec_cond if exec_cond is not None else active)
+    ex = _exec_formula(active, lits)
     res = {"only_active_possible": 0, "only_active_definite": 0,
            "only_member_possible": 0, "only_member_definite": 0}
     cache: dict = {}
@@ -262,9 +266,9 @@ def compare(active: LaneSet, member: LaneSet, exec_cond: LaneSet | None = None):
     return res
 
 
-def definite_bits(s: LaneSet) -> int:
+def definite_bits(s: LaneSet, lits: "Literals | None" = None) -> int:
     """Lanes that are in `s` on every valuation where `s` is non-empty."""
-    ex = _exec_formula(s)
+    ex = _exec_formula(s, lits)
     out = 0
     cache: dict = {}
     for lane in range(32):

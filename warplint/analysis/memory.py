@@ -41,7 +41,7 @@ def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
     return out
 
 
-def _conflict(a: MemAccess, b: MemAccess):
+def _conflict(a: MemAccess, b: MemAccess, lits):
     """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
     if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
         return None
@@ -59,7 +59,7 @@ def _conflict(a: MemAccess, b: MemAccess):
             for other in others:
                 if other != lane:
                     if da is None:
-                        da, db = definite_bits(a.active), definite_bits(b.active)
+                        da, db = definite_bits(a.active, lits), definite_bits(b.active, lits)
                     definite = bool(da >> other & 1 and db >> lane & 1)
                     return other, lane, definite
     return None
@@ -93,9 +93,9 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                     if key in hazards:
                         continue
                     if prev.store and acc.load:
-                        kind, c = "RAW", _conflict(prev, acc)
+                        kind, c = "RAW", _conflict(prev, acc, fa.lits)
                     elif prev.load and acc.store:
-                        kind, c = "WAR", _conflict(acc, prev)
+                        kind, c = "WAR", _conflict(acc, prev, fa.lits)
                     else:
                         continue
                     if c:

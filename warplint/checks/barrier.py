@@ -17,7 +17,7 @@ def barrier_divergence(ctx: Context) -> None:
     for bar in fa.barriers:
         if bar.counted or bar.active.is_empty():
             continue
-        cmp = compare(bar.active, FULL_SET)
+        cmp = compare(bar.active, FULL_SET, fa.lits)
         if cmp is None:
             continue
         lanes_missing = cmp["only_member_possible"]

@@ -16,7 +16,7 @@ def _checked_ops(ctx: Context):
             continue
         if isinstance(op.member_value, MaskV) and op.member_value.origin == "activemask":
             continue
-        cmp = compare(op.active, op.member)
+        cmp = compare(op.active, op.member, ctx.analysis.lits)
         if cmp is not None:
             yield op, cmp
 
@@ -57,7 +57,7 @@ def pre_volta_mask_mismatch(ctx: Context) -> None:
         definite = cmp["only_member_definite"]
         ctx.report(op.instr, f"on {ctx.target} (pre-Volta) the membermask {_mask_text(ctx, op)} of "
                    f"'{_name(op)}' names {lane_ranges(definite or bits)}, which "
-                   f"{'are' if definite else 'may be'} not active here; every lane in the "
+                   f"{'are' if definite else 'may not be'} active here; every lane in the "
                    "membermask must execute this same instruction in convergence",
                    certainty="definite" if definite else "possible",
                    details=[f"active lanes: {ctx.describe(op.active)}",

@@ -1,6 +1,7 @@
 """Shuffle rules: WL005 (source lane invalid), WL006 (width / c operand invalid)."""
 from __future__ import annotations
 
+from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lanes
 from ..analysis.lanes import definite_bits, lane_ranges
 from ..analysis.values import Aff
@@ -43,31 +44,51 @@ def shfl_width_invalid(ctx: Context) -> None:
 
 @rule("WL005")
 def shfl_source_invalid(ctx: Context) -> None:
-    for op in ctx.analysis.warp_ops:
+    fa = ctx.analysis
+    for op in fa.warp_ops:
         if op.kind != "shfl" or len(op.srcs) < 3 or op.active.is_empty():
             continue
         b, c = op.srcs[1], _const(op.srcs[2])
         if c is None or not (isinstance(b, Aff) and b.exact):
             continue
-        active = op.active.possible_bits
-        member = op.member.possible_bits if op.member is not None else active
         if op.member is not None and op.member.exact is None:
             continue
-        sure = definite_bits(op.active)
-        bad_readers, bad_sources, definite = 0, 0, False
+        active = op.active.possible_bits
+        member = op.member.exact if op.member is not None else None
+        sure = definite_bits(op.active, fa.lits)
+        exited = None  # do lanes missing here exit?  (computed on demand)
+        readers, sources, definite, why = 0, 0, False, set()
         for lane in range(32):
             if not active >> lane & 1:
                 continue
             j, ok = source_lanes(op.instr.mods, b.off[lane], c)[lane]
-            if not ok or not 0 <= j < 32:
+            if not ok or not 0 <= j < 32 or active >> j & 1 and (member is None or member >> j & 1):
                 continue
-            if not (active >> j & 1) or not (member >> j & 1):
-                bad_readers |= 1 << lane
-                bad_sources |= 1 << j
-                definite |= bool(sure >> lane & 1)
-        if bad_readers:
-            ctx.report(op.instr, f"{lane_ranges(bad_readers)} read from {lane_ranges(bad_sources)}, which "
-                       f"{'are' if definite else 'may be'} inactive or not in the membermask "
+            if member is not None and not member >> j & 1:
+                why.add("not in the membermask")
+            elif member is None:
+                why.add("inactive")
+            elif ctx.target.independent_scheduling:
+                if exited is None:
+                    divs = divergences(fa, op.block, lambda i: i.opcode == op.instr.opcode, ctx.kernel)
+                    exited = "all" if divs and all(d.fate == "exit" for d in divs) else (
+                        "some" if any(d.fate == "exit" for d in divs) else "")
+                if not exited:
+                    continue
+                why.add("exited")
+                definite_exit = exited == "all"
+                if not definite_exit:
+                    readers |= 1 << lane
+                    sources |= 1 << j
+                    continue
+            else:
+                continue  # pre-Volta: WL002 reports the mask mismatch
+            readers |= 1 << lane
+            sources |= 1 << j
+            definite |= bool(sure >> lane & 1)
+        if readers:
+            ctx.report(op.instr, f"{lane_ranges(readers)} read from {lane_ranges(sources)}, which "
+                       f"{'are' if definite else 'may be'} {' or '.join(sorted(why))} "
                        "(the value read is undefined)",
                        certainty="definite" if definite else "possible",
                        details=[f"active lanes: {ctx.describe(op.active)}",
