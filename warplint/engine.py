@@ -60,8 +60,8 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     try:
         module = parse_text(text, path, options)
         result.module = module
-        result.diagnostics.extend(module.diagnostics)
         result.findings = lint_module(module, options)
+        result.diagnostics.extend(module.diagnostics)
     except InputError as e:
         result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
     except RecursionError:

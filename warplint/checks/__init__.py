@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..findings import Finding, Fix, Step
-from ..ir import Instr
+from ..ir import Diagnostic, Instr, Loc
 from ..targets import Target
 
 RULES: dict[str, Callable] = {}
@@ -80,6 +80,11 @@ def run_checks(module, targets: list[Target], options) -> list[Finding]:
     from ..analysis import analyze_module
     from . import barrier, deprecated, membermask, memory, shuffle  # noqa: F401 (registration)
     analyses = analyze_module(module, options)
+    for fa in analyses:
+        fn = fa.function
+        for note in fa.notes:
+            module.diagnostics.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
+                                                 f"function '{fn.display_name or fn.name}': {note}"))
     merged: dict[tuple, Finding] = {}
     for target in targets:
         for fa in analyses:

@@ -57,7 +57,7 @@ def pre_volta_mask_mismatch(ctx: Context) -> None:
         definite = cmp["only_member_definite"]
         ctx.report(op.instr, f"on {ctx.target} (pre-Volta) the membermask {_mask_text(ctx, op)} of "
                    f"'{_name(op)}' names {lane_ranges(definite or bits)}, which "
-                   f"{'are' if definite else 'may not be'} active here; every lane in the "
+                   f"{'are not' if definite else 'may not be'} active here; every lane in the "
                    "membermask must execute this same instruction in convergence",
                    certainty="definite" if definite else "possible",
                    details=[f"active lanes: {ctx.describe(op.active)}",

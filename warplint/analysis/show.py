@@ -1,0 +1,50 @@
+"""`warplint --show-masks`: every warp primitive and barrier with its possible active lanes,
+its membermask, and the branches that made the lanes diverge."""
+from __future__ import annotations
+
+from .lanes import LaneSet, definite_bits, describe, lane_ranges
+
+
+def mask_summary(s: LaneSet | None, lits) -> dict:
+    """Words and numbers for a lane set: exact mask, or possible/definite bits + condition."""
+    if s is None:
+        return {"exact": None, "possible": None, "definite": None,
+                "text": "unknown (differs between lanes or not computable)"}
+    exact = s.exact
+    if exact is not None:
+        return {"exact": exact, "possible": exact, "definite": exact,
+                "text": f"{exact:#010x} ({lane_ranges(exact)})"}
+    possible = s.possible_bits
+    definite = definite_bits(s, lits)
+    return {"exact": None, "possible": possible, "definite": definite,
+            "text": f"possible {possible:#010x} ({lane_ranges(possible)}), definite {definite:#010x}"
+                    f" ({lane_ranges(definite)}): {describe(s, lits)}"}
+
+
+def _entries(fa):
+    for op in fa.warp_ops:
+        yield op.instr, op.block, op.active, op.member if op.member_value is not None else False
+    for bar in fa.barriers:
+        yield bar.instr, bar.block, bar.active, False
+
+
+def format_masks(module, options) -> str:
+    from . import analyze_module
+    out = []
+    for fa in analyze_module(module, options):
+        fn = fa.function
+        out.append(f"{'kernel' if fn.is_kernel else 'function'} {fn.display_name or fn.name}:")
+        entries = sorted(_entries(fa), key=lambda e: (e[0].loc.line, e[0].loc.col))
+        if not entries:
+            out.append("  (no warp primitives or barriers)")
+        for ins, block, active, member in entries:
+            out.append(f"  {ins.loc}: {ins.text if ins.text.startswith('__') else ins.opcode}")
+            a = mask_summary(active, fa.lits)
+            out.append(f"    active: {a['text']}")
+            if member is not False:
+                out.append(f"    member: {mask_summary(member, fa.lits)['text']}")
+            for step in fa.why(block):
+                out.append(f"    diverged at {step.loc}: {step.message}")
+        for note in fa.notes:
+            out.append(f"  note: {note}")
+    return "\n".join(out) + "\n"
