@@ -1,16 +1,18 @@
-"""Per-function control-flow graphs over basic blocks (networkx DiGraph).
+"""Per-function control-flow graphs over basic blocks.
 
 Nodes are block indices plus the virtual `EXIT` node that every `ret`/`exit`/`trap` reaches.
-Edge attribute `kind`: "fall" (fall-through, or the not-taken side of a guarded branch),
+Edge data `kind`: "fall" (fall-through, or the not-taken side of a guarded branch),
 "taken" (a branch target), "exit".  A guarded terminator's edges also carry `guard`
 (the predicate register and whether it was written `@!`).
+
+The analyses use the adjacency lists and the dominator trees computed here (iterative
+Cooper–Harvey–Kennedy), which is much faster than going through networkx; `cfg.graph`
+builds the same graph as a networkx DiGraph on demand for tools and tests.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-
-import networkx as nx
 
 from .errors import InputError
 from .ir import Function, Instr, Label, Loc, Sym
@@ -36,10 +38,14 @@ class Block:
 
 
 class CFG:
+    entry = 0
+
     def __init__(self, function: Function):
         self.function = function
         self.blocks: list[Block] = []
-        self.graph = nx.DiGraph()
+        self.edges: dict[tuple[int, int], dict] = {}
+        self._succ: dict[int, list[int]] = {EXIT: []}
+        self._pred: dict[int, list[int]] = {EXIT: []}
         self._build()
 
     # -- construction -------------------------------------------------------------------
@@ -63,20 +69,20 @@ class CFG:
                 current = Block(len(blocks), None)
                 blocks.append(current)
             current.instrs.append(item)
-        g = self.graph
-        g.add_nodes_from(range(len(blocks)))
-        g.add_node(EXIT)
+        for b in blocks:
+            self._succ[b.id] = []
+            self._pred[b.id] = []
         for b in blocks:
             term = b.terminator
             nxt = b.id + 1 if b.id + 1 < len(blocks) else EXIT
             if term is None:
-                g.add_edge(b.id, nxt, kind="fall")
+                self._edge(b.id, nxt, kind="fall")
                 continue
             guard = term.guard
             if guard is not None:
-                g.add_edge(b.id, nxt, kind="fall", guard=guard)
+                self._edge(b.id, nxt, kind="fall", guard=guard)
             if term.op in _LEAVES:
-                g.add_edge(b.id, EXIT, kind="exit", guard=guard)
+                self._edge(b.id, EXIT, kind="exit", guard=guard)
                 continue
             targets = [s.name for s in term.srcs if isinstance(s, Sym)]
             if not targets:
@@ -84,35 +90,58 @@ class CFG:
             for name in targets:
                 if name not in labels:
                     raise InputError(term.loc, f"branch to undefined label '{name}'")
-                g.add_edge(b.id, labels[name], kind="taken", guard=guard)
+                self._edge(b.id, labels[name], kind="taken", guard=guard)
         self.labels = labels
 
-    # -- queries ------------------------------------------------------------------------
-    entry = 0
+    def _edge(self, u: int, v: int, **data) -> None:
+        if (u, v) in self.edges:
+            return
+        self.edges[(u, v)] = data
+        self._succ[u].append(v)
+        self._pred[v].append(u)
 
+    # -- queries ------------------------------------------------------------------------
     def succs(self, b: int) -> list[int]:
-        return list(self.graph.successors(b))
+        return self._succ[b]
 
     def preds(self, b: int) -> list[int]:
-        return list(self.graph.predecessors(b))
+        return self._pred[b]
+
+    @cached_property
+    def graph(self):
+        """The CFG as a networkx DiGraph (nodes: block ids and EXIT; edge data as above)."""
+        import networkx as nx
+        g = nx.DiGraph()
+        g.add_nodes_from(range(len(self.blocks)))
+        g.add_node(EXIT)
+        for (u, v), data in self.edges.items():
+            g.add_edge(u, v, **data)
+        return g
+
+    def rpo(self) -> list[int]:
+        """Reachable blocks in reverse post-order (EXIT excluded)."""
+        return [b for b in _rpo(self.entry, self._succ) if b != EXIT]
 
     @cached_property
     def reachable(self) -> set[int]:
-        return nx.descendants(self.graph, self.entry) | {self.entry}
+        return set(_rpo(self.entry, self._succ))
 
     @cached_property
     def idom(self) -> dict[int, int]:
-        return nx.immediate_dominators(self.graph, self.entry)
+        return _dominators(self.entry, self._succ, self._pred)
 
     @cached_property
     def ipdom(self) -> dict[int, int]:
         """Immediate post-dominators (EXIT is the root).  Blocks that cannot reach EXIT
         (infinite loops) are treated as if they could, so every block has one."""
-        rev = self.graph.reverse(copy=True)
-        stuck = set(rev.nodes) - nx.descendants(rev, EXIT) - {EXIT}
-        for b in stuck:
-            rev.add_edge(EXIT, b)
-        return nx.immediate_dominators(rev, EXIT)
+        succ = {k: list(v) for k, v in self._pred.items()}  # reversed graph
+        pred = {k: list(v) for k, v in self._succ.items()}
+        reaches_exit = set(_rpo(EXIT, succ))
+        for b in range(len(self.blocks)):
+            if b not in reaches_exit:
+                succ[EXIT].append(b)
+                pred[b].append(EXIT)
+        return _dominators(EXIT, succ, pred)
 
     def postdominates(self, a: int, b: int) -> bool:
         """Does `a` post-dominate `b` (reflexive)?"""
@@ -125,30 +154,52 @@ class CFG:
                 return False
             b = nb
 
-    @cached_property
-    def back_edges(self) -> set[tuple[int, int]]:
-        """Edges u->v where v dominates u (natural-loop back edges)."""
-        out = set()
-        idom = self.idom
-        for u, v in self.graph.edges:
-            if u == EXIT or v == EXIT or u not in idom:
-                continue
-            x = u
-            while True:
-                if x == v:
-                    out.add((u, v))
-                    break
-                px = idom.get(x, x)
-                if px == x:
-                    break
-                x = px
-        return out
 
-    def rpo(self) -> list[int]:
-        """Reachable blocks in reverse post-order (EXIT excluded)."""
-        order = list(nx.dfs_postorder_nodes(self.graph, self.entry))
-        order.reverse()
-        return [b for b in order if b != EXIT]
+def _rpo(root: int, succ: dict[int, list[int]]) -> list[int]:
+    seen = {root}
+    order: list[int] = []
+    stack = [(root, iter(succ.get(root, ())))]
+    while stack:
+        node, it = stack[-1]
+        for nxt in it:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, iter(succ.get(nxt, ()))))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order
+
+
+def _dominators(root: int, succ, pred) -> dict[int, int]:
+    """Cooper, Harvey & Kennedy, "A Simple, Fast Dominance Algorithm"."""
+    order = _rpo(root, succ)
+    index = {b: i for i, b in enumerate(order)}
+    idom = {root: root}
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            new = None
+            for p in pred.get(b, ()):
+                if p not in idom:
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                x, y = p, new
+                while x != y:
+                    while index[x] > index[y]:
+                        x = idom[x]
+                    while index[y] > index[x]:
+                        y = idom[y]
+                new = x
+            if new is not None and idom.get(b) != new:
+                idom[b] = new
+                changed = True
+    return idom
 
 
 def build_cfg(function: Function) -> CFG:

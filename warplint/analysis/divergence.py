@@ -186,7 +186,6 @@ class _Run:
                 self.edge_cond[(b, s)] = FULL_SET
             return
         term = cfg.blocks[b].terminator
-        g = cfg.graph
         if term is not None and term.guard is not None:
             v = self.guard_val.get(b)
             taken = self.ev.pred_lanes(v, _cond_text(term, self), term.loc) if v is not None else FULL_SET
@@ -194,7 +193,7 @@ class _Run:
                 taken = _negate(taken, self, ("neg", b))
             fall = _negate(taken, self, ("fall", b))
             for s in succs:
-                kind = g.edges[b, s].get("kind")
+                kind = cfg.edges[(b, s)].get("kind")
                 self.edge_cond[(b, s)] = fall if kind == "fall" else taken
             return
         # brx.idx: one condition per target
