@@ -124,6 +124,7 @@ class _Run:
         self.guard_val: dict[int, object] = {}
         self.out_env: dict[int, dict] = {}
         self.record = False
+        self._guard_lanes: LaneSet | None = None
         self.warp_ops: list[WarpOp] = []
         self.barriers: list[Barrier] = []
         self.accesses: list[MemAccess] = []
@@ -149,21 +150,34 @@ class _Run:
 
     def _pass(self, order, preds) -> bool:
         changed = False
+        entry = self.cfg.entry
         for b in order:
-            envs = [self.out_env[p] for p in preds[b] if p in self.out_env]
-            env = self._join(b, envs) if b != self.cfg.entry or envs else {}
-            if b == self.cfg.entry and envs:
-                env = self._join(b, envs + [{}])
             mask = self._mask(b)
             if self.masks.get(b) != mask:
                 self.masks[b] = mask
                 changed = True
+            incoming = [(self.out_env[p], self._edge_mask(p, b)) for p in preds[b] if p in self.out_env]
+            if b == entry:
+                incoming.append(({}, self.entry_mask))
+            env = self._join(b, incoming, mask)
             self._exec_block(b, env, mask)
             self._edge_conds(b)
             if self.out_env.get(b) != env:
                 self.out_env[b] = env
                 changed = True
         return changed
+
+    def _edge_mask(self, p: int, b: int) -> LaneSet:
+        m = self.masks.get(p)
+        c = self.edge_cond.get((p, b))
+        if m is None or c is None:
+            return FULL_SET
+        return m.and_(c)
+
+    def _lane_part(self, s: LaneSet) -> LaneSet:
+        """The set with warp-uniform conditions dropped: what differs between lanes."""
+        lits = self.lits
+        return LaneSet([(bits, frozenset(x for x in l if lits[x].kind != "uniform")) for bits, l in s.cubes])
 
     def _mask(self, b: int) -> LaneSet:
         deps = self.cd.get(b)
@@ -205,20 +219,61 @@ class _Run:
             self.edge_cond[(b, s)] = LaneSet.lit(lit)
 
     # -- joins ----------------------------------------------------------------------------
-    def _join(self, b: int, envs: list[dict]) -> dict:
-        if not envs:
+    def _join(self, b: int, incoming: list[tuple[dict, LaneSet]], mask: LaneSet) -> dict:
+        """Merge the register environments flowing into `b`.  If the lanes arrive from
+        different paths or at different times (a divergent branch or loop exit), a value
+        that differs between the paths differs between lanes: it is merged lane by lane
+        when every mask is exact, and becomes a per-lane unknown otherwise."""
+        if not incoming:
             return {}
-        if len(envs) == 1:
-            return dict(envs[0])
-        out = dict(envs[0])
-        for env in envs[1:]:
-            for k, v in env.items():
-                cur = out.get(k)
-                if cur is None:
-                    out[k] = v
-                elif cur != v:
-                    out[k] = self._join_val(b, k, cur, v)
+        if len(incoming) == 1 and incoming[0][1] == mask:
+            return dict(incoming[0][0])
+        whole = self._lane_part(mask)
+        divergent = any(self._lane_part(m) != whole for _, m in incoming)
+        out = dict(incoming[0][0])
+        keys = set(out)
+        for env, _ in incoming[1:]:
+            keys.update(env)
+        for k in keys:
+            vals = [env.get(k) for env, _ in incoming]
+            present = [v for v in vals if v is not None]
+            first = present[0]
+            if all(v == first for v in present):
+                out[k] = first
+                continue
+            if divergent:
+                out[k] = self._merge_lanes(b, k, vals, [m for _, m in incoming])
+            else:
+                acc = first
+                for v in present[1:]:
+                    if v != acc:
+                        acc = self._join_val(b, k, acc, v)
+                out[k] = acc
         return out
+
+    def _merge_lanes(self, b, k, vals, masks):
+        t = self.terms.get(("phi", id(self.cfg), b, k), f"{k} (merged)")
+        exacts = [m.exact for m in masks]
+        if all(e is not None for e in exacts) and all(
+                v is None or isinstance(v, Aff) and v.exact for v in vals):
+            lanes = [None] * 32
+            for v, e in zip(vals, exacts):
+                if v is None:
+                    continue
+                for lane in range(32):
+                    if e >> lane & 1:
+                        if lanes[lane] is not None and lanes[lane] != v.off[lane]:
+                            return Unk(t)
+                        lanes[lane] = v.off[lane]
+            return Aff(0, tuple(x if x is not None else 0 for x in lanes))
+        if all(isinstance(v, Pred) or v is None for v in vals):
+            out = EMPTY
+            for v, m in zip(vals, masks):
+                if v is not None:
+                    out = out.or_(v.lanes.and_(m))
+            if len(out.cubes) <= 16:
+                return Pred(out)
+        return Unk(t)
 
     def _join_val(self, b, k, a, v):
         t = self.terms.get(("phi", id(self.cfg), b, k), f"{k} (merged)")
@@ -256,15 +311,22 @@ class _Run:
                 if ins.guard[1]:
                     g = _negate(g, self, ("gneg", b, i))
                 active = mask.and_(g)
+                self._guard_lanes = g
             elif ins.op == "brx":
                 self.guard_val[b] = self.ev.read(env, ins.srcs[0]) if ins.srcs else None
                 continue
             self._exec(b, i, ins, env, active, guarded=ins.guard is not None)
+            self._guard_lanes = None
 
     def _set(self, env, dest, value, guarded):
         if isinstance(dest, Reg):
             if guarded and dest.name in env and env[dest.name] != value:
-                value = self._join_val(-2, dest.name, env[dest.name], value)
+                g = self._guard_lanes
+                if g is not None and g.lits and all(self.lits[x].kind == "uniform" for x in g.lits):
+                    value = self._join_val(-2, dest.name, env[dest.name], value)
+                else:
+                    value = self._merge_lanes(-2, dest.name, [value, env[dest.name]],
+                                              [g, g.not_() or EMPTY] if g is not None else [FULL_SET, FULL_SET])
             env[dest.name] = value
         elif isinstance(dest, Vec):
             for j, d in enumerate(dest.items):
