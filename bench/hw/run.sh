@@ -8,7 +8,7 @@ for k in if_else_xor half_full_mask strided_loop_full_mask exit_then_full_mask l
          unrolled_volatile butterfly_syncwarp barrier_in_half_warp barrier_after_return activemask_loop; do
   for tool in synccheck racecheck; do
     extra=""; [ $tool = racecheck ] && extra="--racecheck-report hazard"
-    timeout 60 compute-sanitizer --tool $tool $extra /tmp/rule_truth $k >"$out/$k.$tool.txt" 2>&1 || true
+    timeout 25 compute-sanitizer --tool $tool $extra /tmp/rule_truth $k >"$out/$k.$tool.txt" 2>&1 || true
     errs=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/$k.$tool.txt" | tail -1)
     first=$(grep -m1 -E "Barrier error|Invalid|Race reported|hazard|Error:" "$out/$k.$tool.txt")
     echo "$k $tool: $errs | $first" | tee -a "$out/summary.txt"
