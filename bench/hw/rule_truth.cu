@@ -34,6 +34,18 @@ __global__ void exit_then_full_mask(float *out) {  // WL004 clean (exited lanes)
   out[threadIdx.x] = v;
 }
 
+__global__ void syncwarp_half_full_mask(float *out) {  // WL004 definite (bar.warp.sync)
+  float v = out[threadIdx.x];
+  if (threadIdx.x % 32 < 16) { __syncwarp(0xffffffff); v += 1.0f; }
+  out[threadIdx.x] = v;
+}
+
+__global__ void syncwarp_not_in_mask(float *out) {  // WL003 definite (bar.warp.sync)
+  float v = out[threadIdx.x];
+  __syncwarp(0x0000ffff);
+  out[threadIdx.x] = v + 1.0f;
+}
+
 __global__ void lane_not_in_mask(float *out) {  // WL003 definite
   float v = out[threadIdx.x];
   v += __shfl_sync(0x0000ffff, v, 0);
@@ -101,6 +113,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(k, "half_full_mask")) half_full_mask<<<1, 32>>>(f);
   else if (!strcmp(k, "strided_loop_full_mask")) strided_loop_full_mask<<<1, 32>>>(f, 40);
   else if (!strcmp(k, "exit_then_full_mask")) exit_then_full_mask<<<1, 32>>>(f);
+  else if (!strcmp(k, "syncwarp_half_full_mask")) syncwarp_half_full_mask<<<1, 32>>>(f);
+  else if (!strcmp(k, "syncwarp_not_in_mask")) syncwarp_not_in_mask<<<1, 32>>>(f);
   else if (!strcmp(k, "lane_not_in_mask")) lane_not_in_mask<<<1, 32>>>(f);
   else if (!strcmp(k, "unrolled_volatile")) unrolled_volatile<<<1, 32>>>(f);
   else if (!strcmp(k, "butterfly_syncwarp")) butterfly_syncwarp<<<1, 32>>>(f);
