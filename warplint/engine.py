@@ -99,4 +99,15 @@ def lint_file(path: str, options: Options | None = None) -> FileResult:
         text = read_source(path)
     except InputError as e:
         return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
-    return lint_text(text, path, options)
+    # a .cu with local includes depends on other files: not cached
+    cacheable = options.use_cache and not options.via_nvcc and '#include "' not in text
+    if cacheable:
+        from . import cache
+        k = cache.key(path, text.encode("utf-8"), options)
+        hit = cache.load(k)
+        if hit is not None:
+            return FileResult(path, hit[0], hit[1], text)
+    result = lint_text(text, path, options)
+    if cacheable:
+        cache.store(k, result.findings, result.diagnostics)
+    return result
