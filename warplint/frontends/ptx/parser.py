@@ -1,0 +1,1008 @@
+"""PTX -> warp IR.
+
+A hand-written scanner and statement parser.  One compiled regular expression splits the
+whole file into tokens (comments and white space are skipped inside the same match), and a
+small table-driven parser walks the token list: module directives, function headers, and the
+hot path -- one instruction per statement -- without building a parse tree.  Every problem
+with the input is an `InputError` with the line and column where it was found.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from bisect import bisect_right
+
+from ...errors import InputError
+from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
+from ...targets import parse_ptx_target
+
+# token kinds: D directive, N name, F float literal, I integer literal, S string,
+# punctuation is its own character, U unterminated comment, E bad character, Z end of input
+_TOKEN = re.compile(
+    r"""(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*
+    (?:
+      (?P<D>\.[A-Za-z_$][\w$]*(?:\.[\w$]+)*)
+     |(?P<N>[A-Za-z_$%][\w$]*(?:\.[\w$]+)*)
+     |(?P<F>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$])|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
+     |(?P<I>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+U?)
+     |(?P<S>"(?:[^"\\\n]|\\.)*")
+     |(?P<P>[{}()\[\],;:|!@<>+\-=*])
+     |(?P<U>/\*)
+     |(?P<Z>\Z)
+     |(?P<E>[\s\S])
+    )""",
+    re.X | re.ASCII,
+)
+_KINDS = [None] + [None] * 9
+for _name, _idx in _TOKEN.groupindex.items():
+    _KINDS[_idx] = _name
+
+_FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
+_LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?"
+                       r"(?:[^\n]*?,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?[^\n]*")
+
+_SPACES = {".global": "global", ".shared": "shared", ".const": "const", ".local": "local",
+           ".param": "param", ".tex": "global", ".surf": "global", ".sampler": "global"}
+_LINKAGE = frozenset({".visible", ".extern", ".weak", ".common"})
+_HEADER_DIRECTIVES = frozenset({
+    ".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
+    ".maxclusterrank", ".reqnctapercluster", ".explicitcluster", ".blocksareclusters",
+    ".abi_preserve", ".abi_preserve_control", ".pragma"})
+# opcodes whose first operand is read, not written
+_NO_DEST = frozenset({
+    "bar", "barrier", "bra", "brx", "ret", "exit", "trap", "brkpt", "membar", "fence",
+    "nanosleep", "pmevent", "prefetch", "prefetchu", "griddepcontrol", "setmaxnreg", "st", "red",
+    "sust", "sured", "stmatrix", "discard", "applypriority", "cp", "wgmma", "tcgen05",
+    "multimem", "mbarrier", "cluster", "cudadebug"})
+_HAS_DEST_PREFIX = ("bar.red", "barrier.red", "mbarrier.arrive", "mbarrier.test_wait",
+                    "mbarrier.try_wait", "mbarrier.pending_count", "multimem.ld_reduce",
+                    "wgmma.mma_async", "tcgen05.ld")
+_LABEL_OPERANDS = frozenset({"bra", "brx", "call"})
+_CLOSERS = frozenset({",", "(", "{", "[", "|", "+", "-", "!"})
+_OPENERS_NEXT = frozenset({")", "}", "]", ",", "|", ";", "+"})
+_MAX_SHOW = 40
+
+
+def _show(text: str) -> str:
+    text = text if len(text) <= _MAX_SHOW else text[:_MAX_SHOW] + "..."
+    return repr(text)[1:-1] if text.isprintable() else repr(text)
+
+
+def _int(text: str) -> int:
+    if text[-1] == "U":
+        text = text[:-1]
+    if len(text) > 1 and text[0] == "0":
+        c = text[1]
+        if c in "xX":
+            return int(text[2:], 16)
+        if c in "bB":
+            return int(text[2:], 2)
+        if text.isdigit() and all(ch in "01234567" for ch in text):
+            return int(text, 8)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    c = text[1:2]
+    if c in ("f", "F"):
+        return struct.unpack(">f", bytes.fromhex(text[2:]))[0]
+    if c in ("d", "D"):
+        return struct.unpack(">d", bytes.fromhex(text[2:]))[0]
+    return float(text)
+
+
+class _Parser:
+    def __init__(self, text: str, path: str, statements_mode: bool = False,
+                 line: int = 1, col: int = 1, map_locations: bool = True):
+        self.text = text
+        self.path = path
+        self.statements_mode = statements_mode
+        self.line_off = line - 1
+        self.col_off = col - 1
+        self.map_locations = map_locations
+        self.line_starts = [0]
+        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+        toks = []
+        append = toks.append
+        kinds = _KINDS
+        for m in _TOKEN.finditer(text):
+            idx = m.lastindex
+            k = kinds[idx]
+            if k == "P":
+                v = m.group(idx)
+                append((v, v, m.start(idx)))
+                continue
+            append((k, m.group(idx), m.start(idx)))
+            if k in "ZUE":
+                break
+        if not toks or toks[-1][0] not in "ZUE":
+            append(("Z", "", len(text)))
+        self.toks = toks
+        self.i = 0
+        self.files: dict[int, str] = {}
+        self.cur_loc: tuple | None = None
+        self.pending: list[Instr] = []  # instructions under a `.loc`, in order
+        self.mapped: list[tuple[int, tuple]] = []  # (index into pending, (file, line, col))
+        self.regcache: dict[str, Reg] = {}
+        self.symcache: dict[str, Sym] = {}
+        self.fn_name: str | None = None
+
+    # -- locations -------------------------------------------------------------------------
+    def pos(self, p: int) -> tuple[int, int]:
+        ln = bisect_right(self.line_starts, p)
+        col = p - self.line_starts[ln - 1] + 1
+        if ln == 1:
+            col += self.col_off
+        return ln + self.line_off, col
+
+    def loc(self, p: int) -> Loc:
+        ln, col = self.pos(p)
+        return Loc(self.path, ln, col)
+
+    def error(self, p: int, message: str) -> InputError:
+        return InputError(self.loc(p), message)
+
+    def tok_error(self, tok, expected: str) -> InputError:
+        k, v, p = tok
+        if k == "Z":
+            if self.fn_name is not None:
+                return self.error(p, f"unexpected end of file inside function '{self.fn_name}': expected {expected}")
+            return self.error(p, f"unexpected end of file: expected {expected}")
+        if k == "U":
+            return self.error(p, "unterminated comment '/*'")
+        if k == "E":
+            if v == '"':
+                return self.error(p, "unterminated string")
+            return self.error(p, f"unexpected character {v!r}")
+        return self.error(p, f"expected {expected}, found '{_show(v)}'")
+
+    def expect(self, kind: str, what: str):
+        tok = self.toks[self.i]
+        if tok[0] != kind:
+            raise self.tok_error(tok, what)
+        self.i += 1
+        return tok
+
+    def end_of_line(self, p: int) -> int:
+        e = self.text.find("\n", p)
+        return len(self.text) if e < 0 else e
+
+    def skip_to(self, end: int) -> None:
+        toks = self.toks
+        i = self.i
+        while toks[i][2] < end and toks[i][0] not in "ZUE":
+            i += 1
+        self.i = i
+
+    def reg(self, name: str) -> Reg:
+        r = self.regcache.get(name)
+        if r is None:
+            r = self.regcache[name] = Reg(name)
+        return r
+
+    def sym(self, name: str) -> Sym:
+        s = self.symcache.get(name)
+        if s is None:
+            s = self.symcache[name] = Sym(name)
+        return s
+
+    def finish_locations(self) -> None:
+        pending, mapped, files = self.pending, self.mapped, self.files
+        if not pending:
+            return
+        bounds = [m[0] for m in mapped[1:]] + [len(pending)]
+        for (start, (fileno, line, col)), end in zip(mapped, bounds):
+            if start >= end or fileno not in files:
+                continue
+            loc = Loc(files[fileno], line, col)
+            for n in range(start, end):
+                ins = pending[n]
+                ins.raw_loc = ins.loc
+                ins.loc = loc
+
+    # -- module ----------------------------------------------------------------------------
+    def parse_module(self) -> Module:
+        toks = self.toks
+        if toks[0][0] == "Z":
+            raise self.error(0, "empty file: no PTX found")
+        module = Module(self.path, "ptx", text=self.text)
+        self.module = module
+        while True:
+            k, v, p = toks[self.i]
+            if k == "Z":
+                break
+            if k == "D":
+                self.module_directive(module, k, v, p)
+            elif k == "@" and toks[self.i + 1][0] == "@":
+                self.i += 1
+                self.skip_to(self.end_of_line(p))
+            elif k == "}":
+                raise self.error(p, "unbalanced '}'")
+            elif k == "{":
+                raise self.error(p, "unbalanced '{': a block outside any function")
+            elif k == ";":
+                self.i += 1
+            else:
+                raise self.tok_error(toks[self.i], "a directive")
+        self.finish_locations()
+        return module
+
+    def module_directive(self, module: Module, k, v, p) -> None:
+        toks = self.toks
+        if v == ".version":
+            self.i += 1
+            tk, tv, tp = toks[self.i]
+            if tk not in "FI":
+                raise self.tok_error(toks[self.i], "a version number after '.version'")
+            parts = tv.split(".")
+            try:
+                module.ptx_version = (int(parts[0]), int(parts[1]) if len(parts) > 1 and parts[1] else 0)
+            except ValueError:
+                raise self.error(tp, f"bad PTX version '{_show(tv)}'") from None
+            self.i += 1
+        elif v == ".target":
+            end = self.end_of_line(p)
+            args = self.text[p + 7:end]
+            cut = args.find("//")
+            if cut >= 0:
+                args = args[:cut]
+            self.i += 1
+            if toks[self.i][0] != "N":
+                raise self.tok_error(toks[self.i], "a target name after '.target'")
+            while True:
+                self.expect("N", "a target name")
+                if toks[self.i][0] != ",":
+                    break
+                self.i += 1
+            if module.target is None:
+                module.target = parse_ptx_target(args)
+        elif v == ".address_size":
+            self.i += 1
+            self.expect("I", "a number after '.address_size'")
+        elif v == ".file":
+            self.file_directive(p)
+        elif v == ".loc":
+            self.loc_directive(p)
+        elif v == ".section":
+            self.skip_section(p)
+        elif v == ".pragma":
+            self.i += 1
+            while toks[self.i][0] == "S" or toks[self.i][0] == ",":
+                self.i += 1
+            self.expect(";", "';' after '.pragma'")
+        elif v in _LINKAGE or v in (".entry", ".func") or v in _SPACES or v == ".alias":
+            linkage = []
+            while toks[self.i][0] == "D" and toks[self.i][1] in _LINKAGE:
+                linkage.append(toks[self.i][1])
+                self.i += 1
+            k2, v2, p2 = toks[self.i]
+            if k2 != "D":
+                raise self.tok_error(toks[self.i], "'.entry', '.func' or a variable declaration")
+            if v2 == ".entry" or v2 == ".func":
+                self.function(p, v2 == ".entry")
+            elif v2 in _SPACES or v2.split(".")[1:2] and "." + v2.split(".")[1] in _SPACES:
+                space = _SPACES.get(v2) or _SPACES["." + v2.split(".")[1]]
+                for name in self.var_decl():
+                    module.state_spaces[name] = space
+            elif v2 == ".alias":
+                self.i += 1
+                while toks[self.i][0] not in ";ZUE":
+                    self.i += 1
+                self.expect(";", "';' after '.alias'")
+            else:
+                raise self.error(p2, f"unknown directive '{_show(v2)}'")
+        else:
+            raise self.error(p, f"unknown directive '{_show(v)}'")
+
+    def file_directive(self, p: int) -> None:
+        end = self.end_of_line(p)
+        m = _FILE_ARGS.match(self.text, p + 5, end)
+        if not m:
+            raise self.error(p, "expected '.file <number> \"<path>\"'")
+        raw = m[2][1:-1]
+        try:
+            path = raw.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in raw else raw
+        except (UnicodeError, ValueError):
+            path = raw
+        self.files[int(m[1])] = path
+        self.i += 1
+        self.skip_to(end)
+
+    def loc_directive(self, p: int) -> None:
+        end = self.end_of_line(p)
+        m = _LOC_ARGS.match(self.text, p + 4, end)
+        if not m:
+            raise self.error(p, "expected '.loc <file> <line> <column>'")
+        self.i += 1
+        self.skip_to(end)
+        if m[4] and int(m[5]):
+            # code inlined from a helper (often a toolkit header): report at the call site
+            fileno, line = int(m[4]), int(m[5])
+            col = int(m[6]) if m[6] else 1
+        else:
+            fileno, line = int(m[1]), int(m[2])
+            col = int(m[3]) if m[3] else 1
+        if not self.map_locations or line == 0:
+            self.cur_loc = None
+        else:
+            # nvcc writes the `.file` table at the end: resolved in `finish_locations`
+            self.cur_loc = (fileno, line, max(col, 1))
+            self.mapped.append((len(self.pending), self.cur_loc))
+
+    def skip_section(self, p: int) -> None:
+        toks = self.toks
+        self.i += 1
+        while toks[self.i][0] not in "{;ZUE":
+            self.i += 1
+        if toks[self.i][0] == ";":
+            self.i += 1
+            return
+        open_tok = self.expect("{", "'{' after '.section'")
+        depth = 1
+        i = self.i
+        while depth:
+            k = toks[i][0]
+            if k == "{":
+                depth += 1
+            elif k == "}":
+                depth -= 1
+            elif k == "Z":
+                raise self.error(open_tok[2], "unbalanced '{': '.section' is never closed")
+            elif k in "UE":
+                self.i = i
+                raise self.tok_error(toks[i], "section contents")
+            i += 1
+        self.i = i
+
+    def var_decl(self) -> list[str]:
+        """`.global .align 4 .b8 name[16] = {...}, other;` -> names (at self.i: the space)."""
+        toks = self.toks
+        self.i += 1
+        names = []
+        while True:
+            k, v, p = toks[self.i]
+            if k == "D" or k == "I":
+                self.i += 1
+                continue
+            if k != "N":
+                raise self.tok_error(toks[self.i], "a variable name")
+            break
+        while True:
+            k, v, p = self.expect("N", "a variable name")
+            names.append(v)
+            k = toks[self.i][0]
+            if k == "<":
+                self.i += 1
+                self.expect("I", "a register count")
+                self.expect(">", "'>'")
+                k = toks[self.i][0]
+            while k == "[":
+                self.i += 1
+                if toks[self.i][0] == "I":
+                    self.i += 1
+                self.expect("]", "']'")
+                k = toks[self.i][0]
+            if k == "=":
+                self.i += 1
+                depth = 0
+                while True:
+                    k = toks[self.i][0]
+                    if k in "{(":
+                        depth += 1
+                    elif k in "})":
+                        depth -= 1
+                        if depth < 0:
+                            raise self.tok_error(toks[self.i], "an initialiser")
+                    elif (k == "," and depth == 0) or k == ";" or k in "ZUE" or k == "D":
+                        break
+                    self.i += 1
+            if k == ",":
+                self.i += 1
+                continue
+            self.expect(";", "';' after the declaration")
+            return names
+
+    # -- functions -------------------------------------------------------------------------
+    def param_list(self) -> list[tuple[str, str, int]]:
+        """`( .param .b32 a, .reg .u32 b )` -> [(name, space, count)] (self.i at '(')."""
+        toks = self.toks
+        self.expect("(", "'('")
+        out = []
+        if toks[self.i][0] == ")":
+            self.i += 1
+            return out
+        while True:
+            space = None
+            while toks[self.i][0] in "DI":
+                if space is None and toks[self.i][0] == "D":
+                    space = toks[self.i][1]
+                self.i += 1
+            k, name, p = self.expect("N", "a parameter name")
+            count = 0
+            if toks[self.i][0] == "<":
+                self.i += 1
+                count = _int(self.expect("I", "a register count")[1])
+                self.expect(">", "'>'")
+            while toks[self.i][0] == "[":
+                self.i += 1
+                if toks[self.i][0] == "I":
+                    self.i += 1
+                self.expect("]", "']'")
+            out.append((name, space or ".param", count))
+            k = toks[self.i][0]
+            if k == ",":
+                self.i += 1
+                continue
+            self.expect(")", "',' or ')' in the parameter list")
+            return out
+
+    def function(self, start: int, is_kernel: bool) -> None:
+        toks = self.toks
+        self.i += 1
+        rets: list = []
+        if toks[self.i][0] == "(":
+            rets = self.param_list()
+        k, name, p = self.expect("N", "a function name")
+        params: list = []
+        if toks[self.i][0] == "(":
+            params = self.param_list()
+        while toks[self.i][0] == "D":
+            d = toks[self.i][1]
+            if d not in _HEADER_DIRECTIVES:
+                raise self.error(toks[self.i][2], f"unknown directive '{_show(d)}'")
+            self.i += 1
+            while toks[self.i][0] in "IS,":
+                self.i += 1
+            if d == ".pragma" and toks[self.i][0] == ";":
+                self.i += 1
+        k = toks[self.i][0]
+        if k == ";":  # a prototype / .extern declaration: no body
+            self.i += 1
+            return
+        if k != "{":
+            raise self.tok_error(toks[self.i], f"'{{' or ';' after the header of '{name}'")
+        fn = Function(name, is_kernel, [q[0] for q in params], [q[0] for q in rets], [], self.loc(start))
+        self.fn_name = name
+        self.cur_loc = None
+        fn_regs = set()
+        for q in params + rets:
+            if q[1] == ".reg":
+                self.declare_top(fn_regs, q[0], q[2])
+        self.body(fn.body, fn_regs)
+        self.fn_name = None
+        self.module.functions.append(fn)
+
+    @staticmethod
+    def declare_top(regs: set, name: str, count: int) -> None:
+        if count:
+            regs.update(f"{name}{n}" for n in range(count))
+        else:
+            regs.add(name)
+
+    # -- bodies ----------------------------------------------------------------------------
+    def body(self, out: list, fn_regs: set) -> None:
+        """Statements up to the '}' closing the block whose '{' is at self.i."""
+        toks = self.toks
+        text = self.text
+        first_open = toks[self.i][2]
+        self.i += 1
+        # scopes: list of (dict name -> operand, open position); index 0 is the function body
+        scopes: list = [({}, first_open)]
+        top = scopes[0][0]
+        scope_counter = 0
+        nested_labels: dict = {}  # scope id -> {name: new name}
+        label_scope_ids: list = [0]
+        branch_fixups: list = []
+        branchtargets: dict[str, list[str]] = {}
+        regcache = self.regcache
+        statements = self.statements_mode
+        i = self.i
+        while True:
+            k, v, p = toks[i]
+            if k == "N" or k == "@":
+                if k == "N" and toks[i + 1][0] == ":":
+                    # a label, or a `.branchtargets` / `.calltargets` / `.callprototype` declaration
+                    nk, nv, np_ = toks[i + 2]
+                    if nk == "D" and nv in (".branchtargets", ".calltargets", ".callprototype"):
+                        j = i + 3
+                        names = []
+                        depth = 0
+                        while True:
+                            tk = toks[j][0]
+                            if tk == ";" and depth == 0:
+                                break
+                            if tk in "ZUE" or tk == "{" or tk == "}" or (tk == "D" and nv != ".callprototype"):
+                                self.i = j
+                                raise self.tok_error(toks[j], f"';' after '{nv}'")
+                            if tk == "(":
+                                depth += 1
+                            elif tk == ")":
+                                depth -= 1
+                            elif tk == "N":
+                                names.append(toks[j][1])
+                            j += 1
+                        if nv == ".branchtargets":
+                            branchtargets[v] = names
+                        i = j + 1
+                        continue
+                    name = v
+                    if len(scopes) > 1:
+                        sid = label_scope_ids[-1]
+                        name = f"{v}${sid}"
+                        nested_labels.setdefault(sid, {})[v] = name
+                    out.append(Label(name, self.loc(p)))
+                    i += 2
+                    continue
+                i = self.instruction(i, out, scopes, top, fn_regs, regcache, statements,
+                                     label_scope_ids, branch_fixups, text)
+                continue
+            if k == "D":
+                if v == ".loc":
+                    self.i = i
+                    self.loc_directive(p)
+                    i = self.i
+                    continue
+                if v == ".reg" or v in _SPACES:
+                    self.i = i
+                    space = _SPACES.get(v)
+                    names = self.var_decl_ranges()
+                    i = self.i
+                    depth = len(scopes)
+                    scope = scopes[-1][0]
+                    for name, count in names:
+                        expanded = [f"{name}{n}" for n in range(count)] if count else [name]
+                        for nm in expanded:
+                            if depth == 1:
+                                if v == ".reg":
+                                    if nm[0] != "%":
+                                        fn_regs.add(nm)
+                                else:
+                                    scope[nm] = self.sym(nm)
+                                    if space != "param" and not statements:
+                                        self.module.state_spaces.setdefault(nm, space)
+                            else:
+                                new = f"{nm}${label_scope_ids[-1]}"
+                                scope[nm] = self.reg(new) if v == ".reg" else self.sym(new)
+                                if v != ".reg" and space != "param" and not statements:
+                                    self.module.state_spaces.setdefault(new, space)
+                    continue
+                if v == ".pragma":
+                    i += 1
+                    while toks[i][0] in "S,":
+                        i += 1
+                    if toks[i][0] != ";":
+                        self.i = i
+                        raise self.tok_error(toks[i], "';' after '.pragma'")
+                    i += 1
+                    continue
+                if v == ".file":
+                    self.i = i
+                    self.file_directive(p)
+                    i = self.i
+                    continue
+                if v == ".section":
+                    self.i = i
+                    self.skip_section(p)
+                    i = self.i
+                    continue
+                raise self.error(p, f"unknown directive '{_show(v)}'")
+            if k == "{":
+                scope_counter += 1
+                scopes.append(({}, p))
+                label_scope_ids.append(scope_counter)
+                i += 1
+                continue
+            if k == "}":
+                if len(scopes) == 1:
+                    if statements:
+                        raise self.error(p, "unbalanced '}'")
+                    i += 1
+                    break
+                scopes.pop()
+                label_scope_ids.pop()
+                i += 1
+                continue
+            if k == ";":
+                i += 1
+                continue
+            if k == "Z":
+                if statements and len(scopes) == 1:
+                    break
+                open_p = scopes[-1][1]
+                ln, col = self.pos(open_p)
+                if self.fn_name is not None:
+                    raise self.error(p, f"unexpected end of file inside function '{self.fn_name}' "
+                                        f"(unbalanced '{{' at line {ln}, column {col})")
+                raise self.error(p, f"unexpected end of input: unbalanced '{{' at line {ln}, column {col}")
+            self.i = i
+            raise self.tok_error(toks[i], "an instruction, label or directive")
+        self.i = i
+        if branchtargets or nested_labels or branch_fixups:
+            self.fix_branches(out, branchtargets, nested_labels, branch_fixups)
+
+    def fix_branches(self, out, branchtargets, nested_labels, branch_fixups) -> None:
+        all_nested = {}
+        for sid, names in nested_labels.items():
+            for old, new in names.items():
+                all_nested.setdefault(old, []).append(new)
+        top_labels = {x.name for x in out if isinstance(x, Label)}
+        for ins, chain in branch_fixups:
+            new_srcs = []
+            changed = False
+            for s in ins.srcs:
+                if isinstance(s, Sym):
+                    names = [s.name]
+                    if s.name in branchtargets and ins.op == "brx":
+                        names = branchtargets[s.name]
+                        changed = True
+                    for nm in names:
+                        res = nm
+                        for sid in reversed(chain):
+                            table = nested_labels.get(sid)
+                            if table and nm in table:
+                                res = table[nm]
+                                break
+                        else:
+                            if nm not in top_labels and len(all_nested.get(nm, ())) == 1:
+                                res = all_nested[nm][0]
+                        changed |= res != nm
+                        new_srcs.append(self.sym(res))
+                else:
+                    new_srcs.append(s)
+            if changed:
+                ins.srcs = tuple(new_srcs)
+
+    def var_decl_ranges(self) -> list[tuple[str, int]]:
+        """`.reg .b32 %r<5>, x;` -> [('%r', 5), ('x', 0)] (self.i at the space)."""
+        toks = self.toks
+        self.i += 1
+        while toks[self.i][0] in "DI":
+            self.i += 1
+        out = []
+        while True:
+            k, v, p = self.expect("N", "a variable name")
+            count = 0
+            if toks[self.i][0] == "<":
+                self.i += 1
+                count = _int(self.expect("I", "a register count")[1])
+                self.expect(">", "'>'")
+                if count > 1_000_000:
+                    raise self.error(p, f"register range '{_show(v)}<{count}>' is too large")
+            while toks[self.i][0] == "[":
+                self.i += 1
+                if toks[self.i][0] == "I":
+                    self.i += 1
+                self.expect("]", "']'")
+            if toks[self.i][0] == "=":
+                self.i += 1
+                depth = 0
+                while True:
+                    k2 = toks[self.i][0]
+                    if k2 in "{(":
+                        depth += 1
+                    elif k2 in "})":
+                        depth -= 1
+                        if depth < 0:
+                            raise self.tok_error(toks[self.i], "an initialiser")
+                    elif (k2 == "," and depth == 0) or k2 == ";" or k2 in "ZUED":
+                        break
+                    self.i += 1
+            out.append((v, count))
+            if toks[self.i][0] == ",":
+                self.i += 1
+                continue
+            self.expect(";", "';' after the declaration")
+            return out
+
+    def instruction(self, i, out, scopes, top, fn_regs, regcache, statements,
+                    label_scope_ids, branch_fixups, text) -> int:
+        toks = self.toks
+        start = toks[i][2]
+        guard = None
+        if toks[i][0] == "@":
+            neg = toks[i + 1][0] == "!"
+            j = i + 2 if neg else i + 1
+            gk, gv, gp = toks[j]
+            if gk != "N":
+                self.i = j
+                raise self.tok_error(toks[j], "a predicate register after '@'")
+            g = self.resolve(gv, scopes, fn_regs, statements, False)
+            guard = (g.name, neg)
+            i = j + 1
+        k, opcode, p = toks[i]
+        if k != "N":
+            self.i = i
+            raise self.tok_error(toks[i], "an instruction opcode")
+        i += 1
+        # operands up to ';'
+        j = i
+        depth = 0
+        while True:
+            tk = toks[j][0]
+            if tk == ";":
+                if depth == 0:
+                    break
+            elif tk in "([{":
+                depth += 1
+            elif tk in ")]}":
+                depth -= 1
+                if depth < 0:
+                    self.missing_semicolon(j - 1)
+            elif tk in "DZUE@:":
+                self.missing_semicolon(j - 1)
+            j += 1
+        semi = toks[j][2]
+        raw = text[start:semi]
+        if "\n" in raw:
+            self.check_newlines(i - 1, j)
+            raw = " ".join(part.split("//", 1)[0].strip() for part in raw.split("\n"))
+            raw = " ".join(raw.split())
+        base = opcode.split(".", 1)[0]
+        label_ops = base in _LABEL_OPERANDS
+        ops, negated, first_group = self.operands(i, j, scopes, fn_regs, statements, label_ops, base)
+        if base == "call":
+            dests, srcs = self.call_operands(ops, first_group, j)
+        elif ops and first_group and (base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX)) \
+                and not isinstance(ops[0], (Addr, Imm)):
+            dests = tuple(ops[:first_group])
+            srcs = tuple(ops[first_group:])
+            if negated:
+                negated = frozenset(n - first_group for n in negated if n >= first_group)
+        else:
+            dests = ()
+            srcs = tuple(ops)
+        ln, col = self.pos(start)
+        eln, ecol = self.pos(semi)
+        raw_loc = Loc(self.path, ln, col, eln, ecol + 1)
+        ins = Instr(opcode, dests, srcs, raw_loc, guard, None, raw, negated or frozenset())
+        out.append(ins)
+        if self.cur_loc is not None:
+            self.pending.append(ins)
+        if label_ops and (len(scopes) > 1 or base == "brx"):
+            branch_fixups.append((ins, tuple(label_scope_ids)))
+        return j + 1
+
+    def missing_semicolon(self, j: int) -> None:
+        k, v, p = self.toks[j]
+        end = p + len(v)
+        nk = self.toks[j + 1]
+        if nk[0] == "Z" and self.fn_name is not None:
+            raise self.error(end, f"unexpected end of file inside function '{self.fn_name}': "
+                                  f"expected ';' after instruction")
+        if nk[0] in "UE":
+            raise self.tok_error(nk, "';'")
+        raise self.error(end, "expected ';' after instruction")
+
+    def check_newlines(self, i: int, j: int) -> None:
+        """An instruction may continue on the next line only after an operator or a comma,
+        or before a closing bracket; otherwise a ';' is missing."""
+        toks = self.toks
+        text = self.text
+        for n in range(i, j):
+            k, v, p = toks[n]
+            nk, nv, np_ = toks[n + 1]
+            if text.find("\n", p + len(v), np_) >= 0:
+                if k in _CLOSERS or nk in _OPENERS_NEXT:
+                    continue
+                if n == i and nk in "N[{(-!":  # opcode on its own line
+                    continue
+                raise self.error(p + len(v), "expected ';' after instruction")
+
+    def resolve(self, name: str, scopes, fn_regs, statements, label_pos: bool):
+        if len(scopes) > 1:
+            for scope, _ in reversed(scopes):
+                r = scope.get(name)
+                if r is not None:
+                    return r
+        else:
+            r = scopes[0][0].get(name)
+            if r is not None:
+                return r
+        if name[0] == "%" or name in fn_regs or name == "WARP_SZ" or name == "_":
+            r = self.regcache.get(name)
+            if r is None:
+                r = self.regcache[name] = Reg(name)
+            return r
+        if statements and not label_pos:
+            return self.reg(name)
+        return self.sym(name)
+
+    def operands(self, i, j, scopes, fn_regs, statements, label_ops, base):
+        """Operands in toks[i:j] -> (list, negated indices, size of the first comma group)."""
+        toks = self.toks
+        ops: list = []
+        negated = None
+        first_group = 0
+        group_no = 0
+        n = i
+        while n < j:
+            k, v, p = toks[n]
+            neg = False
+            if k == "!":
+                neg = True
+                n += 1
+                k, v, p = toks[n]
+            if k == "N":
+                op = self.resolve(v, scopes, fn_regs, statements, label_ops)
+                n += 1
+                if n < j and toks[n][0] in "+-" and toks[n + 1][0] == "I":
+                    off = _int(toks[n + 1][1])
+                    op = Addr(op, off if toks[n][0] == "+" else -off)
+                    n += 2
+            elif k == "I":
+                op = Imm(self.number(v, p))
+                n += 1
+            elif k == "F":
+                op = Imm(_float(v))
+                n += 1
+            elif k == "-" and n + 1 < j and toks[n + 1][0] in "IF":
+                t = toks[n + 1]
+                op = Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1])))
+                n += 2
+            elif k == "[":
+                op, n = self.address(n + 1, j, scopes, fn_regs, statements)
+            elif k == "{":
+                items = []
+                n += 1
+                while True:
+                    tk, tv, tp = toks[n]
+                    if tk == "N":
+                        items.append(self.resolve(tv, scopes, fn_regs, statements, False))
+                        n += 1
+                    elif tk in "IF":
+                        items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
+                        n += 1
+                    elif tk == "-" and toks[n + 1][0] in "IF":
+                        t = toks[n + 1]
+                        items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
+                        n += 2
+                    else:
+                        raise self.tok_error(toks[n], "a vector element")
+                    tk = toks[n][0]
+                    if tk == ",":
+                        n += 1
+                        continue
+                    if tk == "}":
+                        n += 1
+                        break
+                    raise self.tok_error(toks[n], "',' or '}' in a vector operand")
+                op = Vec(tuple(items))
+            elif k == "(":
+                # call argument / return lists: flattened, the group is remembered by the caller
+                n += 1
+                items = []
+                while toks[n][0] != ")":
+                    tk, tv, tp = toks[n]
+                    if tk == "N":
+                        items.append(self.resolve(tv, scopes, fn_regs, statements, False))
+                        n += 1
+                    elif tk in "IF":
+                        items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
+                        n += 1
+                    elif tk == "-" and toks[n + 1][0] in "IF":
+                        t = toks[n + 1]
+                        items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
+                        n += 2
+                    elif tk == "[":
+                        a, n = self.address(n + 1, j, scopes, fn_regs, statements)
+                        items.append(a)
+                    else:
+                        raise self.tok_error(toks[n], "a call argument")
+                    if toks[n][0] == ",":
+                        n += 1
+                    elif toks[n][0] != ")":
+                        raise self.tok_error(toks[n], "',' or ')' in an argument list")
+                n += 1
+                op = _Group(items)
+            else:
+                raise self.tok_error(toks[n], "an operand")
+            if neg:
+                if negated is None:
+                    negated = set()
+                negated.add(len(ops))
+            ops.append(op)
+            if n < j:
+                tk = toks[n][0]
+                if tk == "|":
+                    n += 1
+                    continue
+                if tk != ",":
+                    raise self.tok_error(toks[n], "',' or ';' after an operand")
+                n += 1
+                if n >= j:
+                    raise self.tok_error(toks[n], "an operand after ','")
+            if group_no == 0:
+                first_group = len(ops)
+            group_no += 1
+        if group_no == 0:
+            first_group = len(ops)
+        return ops, (frozenset(negated) if negated else None), first_group
+
+    def number(self, v: str, p: int) -> int:
+        try:
+            return _int(v)
+        except ValueError:
+            raise self.error(p, f"bad number '{_show(v)}'") from None
+
+    def address(self, n, j, scopes, fn_regs, statements):
+        toks = self.toks
+        base = None
+        off = 0
+        k, v, p = toks[n]
+        if k == "N":
+            base = self.resolve(v, scopes, fn_regs, statements, False)
+            n += 1
+        elif k == "I":
+            off = self.number(v, p)
+            n += 1
+        elif k == "-" and toks[n + 1][0] == "I":
+            off = -self.number(toks[n + 1][1], toks[n + 1][2])
+            n += 2
+        else:
+            raise self.tok_error(toks[n], "an address")
+        while toks[n][0] in "+-":
+            sign = 1 if toks[n][0] == "+" else -1
+            n += 1
+            if toks[n][0] == "-":
+                sign = -sign
+                n += 1
+            if toks[n][0] != "I":
+                raise self.tok_error(toks[n], "an address offset")
+            off += sign * self.number(toks[n][1], toks[n][2])
+            n += 1
+        if toks[n][0] != "]":
+            raise self.tok_error(toks[n], "']' after the address")
+        return Addr(base, off), n + 1
+
+    def call_operands(self, ops, first_group, j):
+        """call [(rets),] callee [, (args)] [, proto | targets]"""
+        rets: tuple = ()
+        rest = list(ops)
+        if rest and isinstance(rest[0], _Group):
+            rets = tuple(rest.pop(0).items)
+        if not rest or isinstance(rest[0], _Group):
+            raise self.error(self.toks[j][2], "call without a callee")
+        callee = rest.pop(0)
+        args: tuple = ()
+        if rest and isinstance(rest[0], _Group):
+            args = tuple(rest.pop(0).items)
+        return rets, (callee,) + args
+
+
+class _Group:
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
+def parse_module(text: str, path: str, map_locations: bool = True) -> Module:
+    p = _Parser(text, path, map_locations=map_locations)
+    try:
+        return p.parse_module()
+    except InputError:
+        raise
+    except RecursionError:
+        raise InputError(Loc(path, 1, 1), "input nested too deeply to parse") from None
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
+        tok = p.toks[min(p.i, len(p.toks) - 1)]
+        raise InputError(p.loc(tok[2]), f"cannot parse PTX here ({type(e).__name__}: {e})") from None
+
+
+def parse_statements(text: str, path: str, line: int = 1, col: int = 1) -> list:
+    p = _Parser(text, path, statements_mode=True, line=line, col=col)
+    out: list = []
+    try:
+        p.toks.insert(0, ("{", "{", 0))  # a synthetic outer block, closed by the end of input
+        p.body(out, set())
+        tok = p.toks[p.i] if p.i < len(p.toks) else p.toks[-1]
+        if tok[0] != "Z":
+            raise p.tok_error(tok, "end of input")
+        return out
+    except InputError:
+        raise
+    except RecursionError:
+        raise InputError(Loc(path, line, col), "input nested too deeply to parse") from None
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
+        tok = p.toks[min(p.i, len(p.toks) - 1)]
+        raise InputError(p.loc(tok[2]), f"cannot parse PTX here ({type(e).__name__}: {e})") from None
