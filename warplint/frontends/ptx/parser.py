@@ -37,6 +37,8 @@ _KINDS = [None] + [None] * 9
 for _name, _idx in _TOKEN.groupindex.items():
     _KINDS[_idx] = _name
 
+_SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*(?=\{)")
+_SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
 _FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
 _LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?"
                        r"(?:[^\n]*?,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?[^\n]*")
@@ -105,15 +107,30 @@ class _Parser:
         toks = []
         append = toks.append
         kinds = _KINDS
-        for m in _TOKEN.finditer(text):
-            idx = m.lastindex
-            k = kinds[idx]
-            if k == "P":
+        pos = 0
+        while True:
+            for m in _TOKEN.finditer(text, pos):
+                idx = m.lastindex
+                k = kinds[idx]
+                if k == "P":
+                    v = m.group(idx)
+                    append((v, v, m.start(idx)))
+                    continue
                 v = m.group(idx)
-                append((v, v, m.start(idx)))
-                continue
-            append((k, m.group(idx), m.start(idx)))
-            if k in "ZUE":
+                append((k, v, m.start(idx)))
+                if k in "ZUE":
+                    break
+                if k == "D" and v == ".section":
+                    # debug sections are large and never analysed: find their end without
+                    # tokenizing them (the parser sees one `X` token for the contents)
+                    end = self.section_end(m.end(idx))
+                    if end is not None:
+                        append(("X", "", m.end(idx)))
+                        pos = end
+                        break
+            else:
+                break
+            if toks[-1][0] in "ZUE":
                 break
         if not toks or toks[-1][0] not in "ZUE":
             append(("Z", "", len(text)))
@@ -126,6 +143,25 @@ class _Parser:
         self.regcache: dict[str, Reg] = {}
         self.symcache: dict[str, Sym] = {}
         self.fn_name: str | None = None
+
+    def section_end(self, pos: int) -> int | None:
+        """End of a `.section name { ... }` whose name starts at `pos`, or None when the
+        section has no (well-formed) block -- then the ordinary tokens report the problem."""
+        m = _SECTION_HEAD.match(self.text, pos)
+        if not m:
+            return None
+        depth = 0
+        for t in _SECTION_BODY.finditer(self.text, m.end()):
+            c = t.group()
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return t.end()
+            elif c.startswith("/*") and not c.endswith("*/") or c == '"':
+                return None
+        return None
 
     # -- locations -------------------------------------------------------------------------
     def pos(self, p: int) -> tuple[int, int]:
@@ -332,6 +368,9 @@ class _Parser:
     def skip_section(self, p: int) -> None:
         toks = self.toks
         self.i += 1
+        if toks[self.i][0] == "X":
+            self.i += 1
+            return
         while toks[self.i][0] not in "{;ZUE":
             self.i += 1
         if toks[self.i][0] == ";":

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""PTX front-end speed benchmark: warplint against `ptxas -O3` on the same large nvcc PTX file.
+
+    python bench/bench_ptx.py [--arch sm_80] [--repeat 3] [--no-lineinfo] [--ptx FILE]
+
+Generates `bench/out/big_<arch>[_nolines].ptx` from `bench/kernels/big.cu` with nvcc (cached:
+regenerated only when the .cu is newer), then measures, best of N runs each:
+  ptxas      `ptxas -O3 -arch=<arch> file.ptx -o /dev/null`
+  parse      warplint.frontends.ptx.parse_ptx
+  parse+cfg  parse_ptx + warplint.cfg.build_cfg for every function
+  pipeline   warplint.engine.lint_text (front end, CFGs, analyses, checks)
+and prints lines, seconds, lines/s and the ratio to ptxas for each.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+
+def generate(arch: str, lineinfo: bool, nvcc: str) -> Path:
+    src = HERE / "kernels" / "big.cu"
+    out_dir = HERE / "out"
+    out_dir.mkdir(exist_ok=True)
+    out = out_dir / f"big_{arch}{'' if lineinfo else '_nolines'}.ptx"
+    if out.exists() and out.stat().st_mtime >= src.stat().st_mtime:
+        return out
+    if not shutil.which(nvcc):
+        sys.exit(f"bench_ptx: {nvcc} not found (needed to generate {out.name}); pass --ptx FILE")
+    cmd = [nvcc, f"-arch={arch}", "-ptx", "-o", str(out) + ".tmp", str(src)]
+    if lineinfo:
+        cmd.insert(1, "-lineinfo")
+    print("generating:", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    os.replace(str(out) + ".tmp", out)
+    return out
+
+
+def best_of(n: int, fn) -> float:
+    best = float("inf")
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arch", default="sm_80", help="target for nvcc and ptxas (default sm_80)")
+    ap.add_argument("--repeat", "-n", type=int, default=3, help="runs per measurement; the best counts")
+    ap.add_argument("--no-lineinfo", action="store_true", help="generate the PTX without -lineinfo")
+    ap.add_argument("--ptx", help="benchmark this PTX file instead of generating one")
+    ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--ptxas", default="ptxas")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of one pipeline run")
+    args = ap.parse_args(argv)
+
+    path = Path(args.ptx) if args.ptx else generate(args.arch, not args.no_lineinfo, args.nvcc)
+    text = path.read_text()
+    lines = text.count("\n") + (not text.endswith("\n"))
+
+    from warplint.cfg import build_cfg
+    from warplint.frontends.ptx import parse_ptx
+
+    module = parse_ptx(text, str(path))
+    n_fn = len(module.functions)
+    n_ins = sum(len(f.body) for f in module.functions)
+    arch = args.arch if not args.ptx else (module.target or args.arch)
+    print(f"input: {path} ({lines} lines, {n_fn} functions, {n_ins} instructions+labels, target {arch})")
+
+    rows = []
+    if shutil.which(args.ptxas):
+        cmd = [args.ptxas, "-O3", f"-arch={arch}", str(path), "-o", os.devnull]
+        rows.append(("ptxas -O3", best_of(args.repeat, lambda: subprocess.run(cmd, check=True))))
+    else:
+        print(f"ptxas: not available ({args.ptxas} not found)")
+
+    rows.append(("parse", best_of(args.repeat, lambda: parse_ptx(text, str(path)))))
+
+    def parse_cfg():
+        for f in parse_ptx(text, str(path)).functions:
+            build_cfg(f)
+    rows.append(("parse+cfg", best_of(args.repeat, parse_cfg)))
+
+    try:
+        from warplint.engine import lint_text
+        from warplint.options import Options
+
+        def pipeline():
+            r = lint_text(text, str(path), Options())
+            if r.failed:
+                raise RuntimeError("; ".join(d.message for d in r.diagnostics))
+            return r
+        result = pipeline()
+        rows.append(("pipeline", best_of(args.repeat, pipeline)))
+        print(f"pipeline: {len(result.findings)} findings, {len(result.diagnostics)} diagnostics")
+    except Exception as e:  # the analysis may not be there yet
+        print(f"pipeline: not available ({type(e).__name__}: {e})")
+
+    base = rows[0][1] if rows and rows[0][0].startswith("ptxas") else None
+    print()
+    print(f"{'stage':<12} {'lines':>8} {'seconds':>9} {'lines/s':>11} {'vs ptxas':>9}")
+    print("-" * 53)
+    for name, secs in rows:
+        ratio = f"{secs / base:8.2f}x" if base else "      n/a"
+        print(f"{name:<12} {lines:>8} {secs:>9.3f} {lines / secs:>11,.0f} {ratio:>9}")
+    if args.profile:
+        import cProfile
+        import pstats
+        from warplint.engine import lint_text
+        prof = cProfile.Profile()
+        prof.runcall(lint_text, text, str(path))
+        pstats.Stats(prof).sort_stats("cumtime").print_stats(25)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
