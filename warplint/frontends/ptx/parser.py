@@ -746,6 +746,9 @@ class _Parser:
                 self.i = j
                 raise self.tok_error(toks[j], "a predicate register after '@'")
             g = self.resolve(gv, scopes, fn_regs, statements, False)
+            if not isinstance(g, Reg):
+                self.i = j
+                raise self.error(gp, f"expected a predicate register after '@', found '{_show(gv)}'")
             guard = (g.name, neg)
             i = j + 1
         k, opcode, p = toks[i]
@@ -759,8 +762,7 @@ class _Parser:
         while True:
             tk = toks[j][0]
             if tk == ";":
-                if depth == 0:
-                    break
+                break
             elif tk in "([{":
                 depth += 1
             elif tk in ")]}":
