@@ -36,20 +36,22 @@ def _annotations(path: Path) -> dict[int, dict[str, str]]:
     return out
 
 
-def _matches(want: str, s) -> bool:
+def _matches(want: str, s, lits) -> bool:
     if want == "?":
         return s is None
     if s is None:
         return False
+    exact = s.warp_exact(lits)
     if want.startswith("~"):
-        return s.exact is None and s.possible_bits == int(want[1:], 16)
-    return s.exact == int(want, 16)
+        return exact is None and s.possible_bits == int(want[1:], 16)
+    return exact == int(want, 16)
 
 
-def _show(s) -> str:
+def _show(s, lits) -> str:
     if s is None:
         return "?"
-    return f"{s.exact:#010x}" if s.exact is not None else f"~{s.possible_bits:#010x} {s!r}"
+    exact = s.warp_exact(lits)
+    return f"{exact:#010x}" if exact is not None else f"~{s.possible_bits:#010x} {s!r}"
 
 
 def _cases():
@@ -77,10 +79,12 @@ def test_masks(ptx: Path):
             if want is None:
                 continue
             seen[loc.line] = seen.get(loc.line, 0) + 1
-            if "active" in want and not _matches(want["active"], active):
-                errors.append(f"line {loc.line} {ins.opcode}: active {_show(active)}, want {want['active']}")
-            if "member" in want and has_member and not _matches(want["member"], member):
-                errors.append(f"line {loc.line} {ins.opcode}: member {_show(member)}, want {want['member']}")
+            if "active" in want and not _matches(want["active"], active, fa.lits):
+                errors.append(f"line {loc.line} {ins.opcode}: active {_show(active, fa.lits)}, "
+                              f"want {want['active']}")
+            if "member" in want and has_member and not _matches(want["member"], member, fa.lits):
+                errors.append(f"line {loc.line} {ins.opcode}: member {_show(member, fa.lits)}, "
+                              f"want {want['member']}")
     for line in wanted:
         if line not in seen:
             errors.append(f"line {line}: annotated, but no warp primitive or barrier maps to it")

@@ -146,6 +146,16 @@ class LaneSet:
             return self.possible_bits
         return None
 
+    def warp_exact(self, lits: "Literals") -> int | None:
+        """The concrete mask for every warp that executes here, when only warp-uniform
+        conditions (which decide *whether* a warp gets here, not which lanes) are involved."""
+        bits = None
+        for b, l in self.cubes:
+            if any(lits[x].kind != "uniform" for x in l) or (bits is not None and b != bits):
+                return None
+            bits = b
+        return bits if bits is not None else 0
+
     def lane_formula(self, lane: int) -> list[frozenset]:
         bit = 1 << lane
         return [l for b, l in self.cubes if b & bit]

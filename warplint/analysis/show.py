@@ -10,10 +10,11 @@ def mask_summary(s: LaneSet | None, lits) -> dict:
     if s is None:
         return {"exact": None, "possible": None, "definite": None,
                 "text": "unknown (differs between lanes or not computable)"}
-    exact = s.exact
+    exact = s.warp_exact(lits)
     if exact is not None:
+        when = "" if s.exact is not None else f", in warps where {describe(s, lits).split(' where ', 1)[-1]}"
         return {"exact": exact, "possible": exact, "definite": exact,
-                "text": f"{exact:#010x} ({lane_ranges(exact)})"}
+                "text": f"{exact:#010x} ({lane_ranges(exact)}){when}"}
     possible = s.possible_bits
     definite = definite_bits(s, lits)
     return {"exact": None, "possible": possible, "definite": definite,

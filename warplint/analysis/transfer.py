@@ -169,13 +169,14 @@ class Evaluator:
                 return None
             t = self.terms.get(("mul", a.base, k), "mul")
             return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
-        low = None
-        if op == "and" and c >= 0 and (c & (c + 1)) == 0:
-            low = c + 1
-        elif op == "rem" and c > 0:
-            low = c
-        if low is not None and a.align and a.align % low == 0 and min(a.off) >= 0:
-            return exact(x % low for x in a.off)
+        al = a.align
+        if op == "and" and al and al & (al - 1) == 0 and 0 <= c < al:
+            return exact(x & c for x in a.off)  # the low bits of B are zero
+        if op == "and" and al and c and mask and (c | ((c & -c) - 1)) & mask == mask and al % (c & -c) == 0:
+            # clearing low bits B already has clear: tid.x & ~31 is the warp's first thread
+            return Aff(a.base, tuple(x & c for x in a.off), al, a.scope)
+        if op == "rem" and c > 0 and al and al % c == 0 and min(a.off) >= 0:
+            return exact(x % c for x in a.off)
         div = None
         if op == "div" and c > 0:
             div = c
