@@ -23,6 +23,9 @@ from warplint.frontends.ptx import parse_ptx  # noqa: E402
 from warplint.options import Options  # noqa: E402
 
 
+_ORDER = ["warp", "active", "with", "membermask", "barriers", "barrier"]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
@@ -38,25 +41,33 @@ def main() -> int:
         for fa in analyze_module(module, opts):
             for op in fa.warp_ops:
                 counts["warp primitives"] += 1
-                e = op.active.exact
+                e = op.active.warp_exact(fa.lits)
                 if e is None:
-                    counts["  active: symbolic (data-dependent)"] += 1
+                    counts["  active: symbolic (data-dependent subset)"] += 1
                 elif e == 0xFFFFFFFF:
                     counts["  active: exact, full warp"] += 1
                 else:
-                    counts["  active: exact, partial"] += 1
+                    counts["  active: exact, partial warp"] += 1
                 if op.member_value is not None:
-                    counts["  membermask operand"] += 1
-                    counts["    known" if op.member is not None else "    unknown"] += 1
+                    counts["  with a membermask operand"] += 1
+                    if op.member is not None:
+                        counts["    membermask known (same on all lanes)"] += 1
+                    elif op.member_groups:
+                        counts["    membermask known per lane (sub-warp groups)"] += 1
+                    else:
+                        counts["    membermask unknown"] += 1
             for bar in fa.barriers:
                 counts["barriers"] += 1
-                counts["  barrier full warp" if bar.active.exact == 0xFFFFFFFF else "  barrier other"] += 1
+                e = bar.active.warp_exact(fa.lits)
+                counts["  barrier: exact, full warp" if e == 0xFFFFFFFF else
+                       "  barrier: exact, partial warp" if e is not None else "  barrier: symbolic"] += 1
         for f in run_checks(module, resolve_targets(module, opts), opts):
             findings[(f.rule_id, f.certainty)] += 1
             if len(examples[f.rule_id]) < 3:
                 examples[f.rule_id].append(f"{f.loc}: {f.message}")
     elapsed = time.perf_counter() - t0
-    for k, v in counts.items():
+    for k, v in sorted(counts.items(), key=lambda kv: _ORDER.index(kv[0].strip().split(":")[0].split(" ")[0])
+                       if kv[0].strip().split(":")[0].split(" ")[0] in _ORDER else 99):
         print(f"{k:40s} {v}")
     print("findings:", dict(findings) or "none")
     for rule, ex in sorted(examples.items()):

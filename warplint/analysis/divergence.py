@@ -36,6 +36,8 @@ class WarpOp:
     member_value: object = None  # abstract value of the membermask operand (None: no operand)
     member: LaneSet | None = None  # lanes named by the membermask (None: unknown / varies)
     srcs: list = field(default_factory=list)  # abstract values of the source operands
+    # a membermask that differs between lanes (CUB's logical sub-warps): [(lanes, their mask)]
+    member_groups: list = field(default_factory=list)
 
     @property
     def sync(self) -> bool:
@@ -465,7 +467,13 @@ class _Run:
         member = mask_of(member_value) if member_value is not None else None
         vals = [ev.read(env, s) for s in srcs]
         if self.record:
-            self.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals))
+            groups = []
+            if member is None and isinstance(member_value, Aff) and member_value.exact:
+                by_value: dict[int, int] = {}
+                for lane, m in enumerate(member_value.off):
+                    by_value[m & FULL] = by_value.get(m & FULL, 0) | (1 << lane)
+                groups = [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
+            self.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals, groups))
         d = ins.dests
         participants = active.and_(member) if member is not None else active
         if kind == "activemask":

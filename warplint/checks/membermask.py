@@ -2,6 +2,8 @@
 WL004 (mask names lanes that never arrive), WL008 (activemask misuse)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..analysis.arrival import divergences
 from ..analysis.lanes import FULL_SET, compare, lane_ranges
 from ..analysis.values import MaskV, Pred
@@ -10,15 +12,23 @@ from . import Context, rule
 
 
 def _checked_ops(ctx: Context):
-    """Sync primitives whose membermask is known and not an activemask value."""
+    """Sync primitives whose membermask is known and not an activemask value; a membermask
+    that differs between lanes is checked group by group (lanes sharing one mask value)."""
     for op in ctx.analysis.warp_ops:
-        if not op.sync or op.member is None or op.active.is_empty():
+        if not op.sync or op.active.is_empty():
             continue
         if isinstance(op.member_value, MaskV) and op.member_value.origin == "activemask":
             continue
-        cmp = compare(op.active, op.member, ctx.analysis.lits)
-        if cmp is not None:
-            yield op, cmp
+        if op.member is not None:
+            parts = [op]
+        else:
+            parts = [replace(op, active=op.active.and_bits(bits), member=m) for bits, m in op.member_groups]
+        for part in parts:
+            if part.active.is_empty():
+                continue
+            cmp = compare(part.active, part.member, ctx.analysis.lits)
+            if cmp is not None:
+                yield part, cmp
 
 
 def _name(op) -> str:
@@ -81,7 +91,8 @@ def membermask_lanes_never_arrive(ctx: Context) -> None:
             if ins.opcode != op.instr.opcode:
                 return False
             other = next((o for o in ops if o.instr is ins), None)
-            return other is not None and other.member == op.member
+            return other is not None and (other.member_value == op.member_value or
+                                          other.member is not None and other.member == op.member)
 
         divs = [d for d in divergences(ctx.analysis, op.block, matches, ctx.kernel)]
         bad = [d for d in divs if d.fate in ("skip", "mixed")]

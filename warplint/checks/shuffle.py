@@ -51,16 +51,19 @@ def shfl_source_invalid(ctx: Context) -> None:
         b, c = op.srcs[1], _const(op.srcs[2])
         if c is None or not (isinstance(b, Aff) and b.exact):
             continue
+        mv = op.member_value
         if op.member is not None and op.member.exact is None:
             continue
+        if op.member is None and mv is not None and not (isinstance(mv, Aff) and mv.exact):
+            continue
         active = op.active.possible_bits
-        member = op.member.exact if op.member is not None else None
         sure = definite_bits(op.active, fa.lits)
         exited = None  # do lanes missing here exit?  (computed on demand)
         readers, sources, definite, why = 0, 0, False, set()
         for lane in range(32):
             if not active >> lane & 1:
                 continue
+            member = mv.off[lane] & 0xFFFFFFFF if isinstance(mv, Aff) else None
             j, ok = source_lanes(op.instr.mods, b.off[lane], c)[lane]
             if not ok or not 0 <= j < 32 or active >> j & 1 and (member is None or member >> j & 1):
                 continue
