@@ -1,0 +1,75 @@
+"""Reporters: text, json, sarif (sarif-om), github annotations.
+
+Every reporter takes a `Report` (the findings of a whole run, already sorted, suppressed and
+baselined) and returns a string.  Reporters never touch the file system.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..findings import Finding, severity_rank
+from ..ir import Diagnostic
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)  # all of them, suppressed ones included
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # the files analysed
+    srcroot: str = ""  # directory SARIF URIs are relative to (default: cwd)
+    fingerprints: dict[int, str] = field(default_factory=dict)  # id(finding) -> partial fingerprint
+    baseline: dict[int, str] = field(default_factory=dict)  # id(finding) -> "unchanged" | "new"
+    justifications: dict[int, str] = field(default_factory=dict)  # id(finding) -> suppression text
+    fail_on: str = "warning"
+    tool_notes: list[str] = field(default_factory=list)  # run-level notes (skipped fix edits, ...)
+    success: bool = True  # every file analysed
+
+    def __post_init__(self):
+        if not self.srcroot:
+            self.srcroot = os.getcwd()
+
+    def hidden(self, f: Finding) -> bool:
+        """Not shown in text/github output and not counted for the exit status."""
+        return f.suppressed or self.baseline.get(id(f)) == "unchanged"
+
+    @property
+    def visible(self) -> list[Finding]:
+        return [f for f in self.findings if not self.hidden(f)]
+
+    @property
+    def failing(self) -> list[Finding]:
+        lvl = severity_rank(self.fail_on)
+        return [f for f in self.visible if severity_rank(f.severity) >= lvl]
+
+
+def display_path(path: str, base: str | None = None) -> str:
+    """`path` relative to `base` (default cwd) when it lies under it, else as absolute path.
+    Always with forward slashes on output."""
+    base = base or os.getcwd()
+    ap = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(ap, base)
+    except ValueError:  # other drive on Windows
+        return ap.replace(os.sep, "/")
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return ap.replace(os.sep, "/")
+    return rel.replace(os.sep, "/")
+
+
+def render(report: Report, fmt: str, *, color: bool = False) -> str:
+    if fmt == "text":
+        from .text import render_text
+        return render_text(report, color=color)
+    if fmt == "json":
+        from .json import render_json
+        return render_json(report)
+    if fmt == "sarif":
+        from .sarif import render_sarif
+        return render_sarif(report)
+    if fmt == "github":
+        from .github import render_github
+        return render_github(report)
+    raise ValueError(f"unknown format {fmt!r}")

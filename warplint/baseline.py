@@ -1,0 +1,45 @@
+"""`--baseline FILE.sarif`: findings already in a previous SARIF log do not fail the run.
+
+A finding matches a baseline result when rule id, artifact URI (relative to %SRCROOT%) and the
+`warplint/v1` partial fingerprint are equal; fingerprints carry no line numbers, so edits
+elsewhere in the file keep old findings matched.
+"""
+from __future__ import annotations
+
+import json
+
+from .errors import UsageError
+from .report.fingerprint import FINGERPRINT_KEY
+
+
+def load(path: str) -> set[tuple[str, str, str]]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read baseline: {e.strerror or e}") from None
+    except ValueError as e:
+        raise UsageError(f"{path}: baseline is not valid JSON: {e}") from None
+    keys = set()
+    try:
+        for run in data.get("runs", []):
+            for r in run.get("results", []) or []:
+                fp = (r.get("partialFingerprints") or {}).get(FINGERPRINT_KEY)
+                locs = r.get("locations") or []
+                if not fp or not locs:
+                    continue
+                uri = locs[0]["physicalLocation"]["artifactLocation"]["uri"]
+                keys.add((r.get("ruleId", ""), uri, fp))
+    except (AttributeError, KeyError, TypeError):
+        raise UsageError(f"{path}: not a SARIF log written by warplint") from None
+    return keys
+
+
+def apply(findings, fingerprints: dict[int, str], keys, srcroot: str) -> dict[int, str]:
+    """id(finding) -> "unchanged" (in the baseline) or "new"."""
+    from .report.sarif import artifact_uri
+    out = {}
+    for f in findings:
+        uri, _ = artifact_uri(f.loc.path, srcroot)
+        out[id(f)] = "unchanged" if (f.rule_id, uri, fingerprints.get(id(f), "")) in keys else "new"
+    return out

@@ -1,0 +1,401 @@
+"""The `warplint` command.
+
+    warplint [options] PATH...        lint files and directories
+    warplint rules [--format json]    the rule catalogue
+    warplint --explain ID_OR_SLUG     a rule's document
+
+Exit status: 0 no findings at or above --fail-on, 1 findings, 2 usage error, a file that
+could not be analysed, a fix that could not be written, or an internal error.
+Imports are lazy: `--version` and one small file start fast.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+SEVERITIES = ("note", "warning", "error")
+
+
+def _parser():
+    import argparse
+
+    from . import __version__
+    p = argparse.ArgumentParser(
+        prog="warplint",
+        description="Static analyzer for warp-synchronous GPU code (PTX and CUDA-C).",
+        epilog="Also: 'warplint rules' lists the rules; 'warplint --explain WL003' explains one. "
+               "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or tool error.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (.cu, .cuh, .ptx)")
+    p.add_argument("--version", action="version", version=f"warplint {__version__}")
+    p.add_argument("--explain", metavar="RULE", help="print the document of a rule (id or slug) and exit")
+    out = p.add_argument_group("output")
+    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (atomically)")
+    out.add_argument("--srcroot", metavar="DIR", help="directory SARIF URIs are relative to (default: cwd)")
+    out.add_argument("--fail-on", choices=SEVERITIES, default=None,
+                     help="lowest severity that makes the exit status 1 (default: warning)")
+    out.add_argument("--show-masks", action="store_true",
+                     help="print the possible active mask and membermask of every warp primitive")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=argparse.SUPPRESS)
+    rules = p.add_argument_group("rules")
+    rules.add_argument("--target", action="append", default=[], metavar="sm_XX",
+                       help="target architecture(s); repeatable or comma-separated (default: the PTX "
+                            ".target, else configuration, else sm_60,sm_70)")
+    rules.add_argument("--select", action="append", default=[], metavar="RULES",
+                       help="only these rules (ids, slugs or id prefixes; comma-separated)")
+    rules.add_argument("--ignore", action="append", default=[], metavar="RULES", help="skip these rules")
+    poss = rules.add_mutually_exclusive_group()
+    poss.add_argument("--no-possible", dest="possible", action="store_false", default=None,
+                      help="do not report findings that hold only for some inputs")
+    poss.add_argument("--possible", dest="possible", action="store_true", help=argparse.SUPPRESS)
+    rules.add_argument("--possible-severity", choices=SEVERITIES, help="severity of 'possible' findings")
+    rules.add_argument("--report-unused-suppressions", action="store_true",
+                       help="report '// warplint: ignore' comments that suppress nothing (WL900)")
+    rules.add_argument("--baseline", metavar="FILE.sarif",
+                       help="findings already in this SARIF log do not fail the run")
+    cu = p.add_argument_group("CUDA-C")
+    cu.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    cu.add_argument("-I", dest="include_paths", action="append", default=[], metavar="DIR")
+    cu.add_argument("--via-nvcc", action="store_true", help="compile .cu files with nvcc and lint the PTX")
+    cu.add_argument("--block-dim", metavar="X[,Y[,Z]]", help="block dimensions (default: blockDim.x a multiple of 32)")
+    fx = p.add_argument_group("fixes")
+    fx.add_argument("--fix", action="store_true", help="apply automatic fixes in place")
+    fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of the report")
+    run = p.add_argument_group("run")
+    run.add_argument("--config", metavar="FILE", help="configuration file (default: nearest warplint.toml "
+                                                      "or pyproject.toml with [tool.warplint])")
+    run.add_argument("--jobs", "-j", type=int, metavar="N", help="parallel processes (default: all cores)")
+    run.add_argument("--no-gitignore", action="store_true", help="lint files that .gitignore excludes")
+    run.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave the tree")
+    run.add_argument("--no-cache", action="store_true", help="do not reuse results of unchanged files")
+    return p
+
+
+def _split(values) -> list[str]:
+    return [x for v in values for x in (s.strip() for s in v.split(",")) if x]
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(msg.rstrip("\n") + "\n")
+
+
+def _known_rules() -> dict[str, str | None]:
+    """rule id -> slug for every rule the tool knows (catalogue, checks, WL900)."""
+    from .checks import DEFAULT_SEVERITY, SLUGS
+    from .suppress import UNUSED_RULE
+    known: dict[str, str | None] = {r: SLUGS.get(r) for r in DEFAULT_SEVERITY}
+    known.setdefault(UNUSED_RULE, "unused-suppression")
+    try:
+        from .catalog import catalog
+        for doc in catalog().values():
+            known[doc.id] = doc.slug
+    except Exception:
+        pass
+    return known
+
+
+def _validate_rules(patterns: list[str], where: str) -> None:
+    from .errors import UsageError
+    from .suppress import code_matches
+    known = _known_rules()
+    for p in patterns:
+        if not any(code_matches(p, rid, slug) for rid, slug in known.items()):
+            raise UsageError(f"{where}: unknown rule {p!r} (see 'warplint rules')")
+
+
+def cmd_rules(argv: list[str]) -> int:
+    import argparse
+    import json
+    p = argparse.ArgumentParser(prog="warplint rules", description="List the rules.")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    a = p.parse_args(argv)
+    from .catalog import catalog
+    docs = list(catalog().values())
+    if a.format == "json":
+        sys.stdout.write(json.dumps([{"id": d.id, "slug": d.slug, "name": d.name, "severity": d.severity,
+                                      "targets": d.targets, "summary": d.summary} for d in docs], indent=2) + "\n")
+    elif a.format == "markdown":
+        sys.stdout.write(rules_markdown(docs))
+    else:
+        w1 = max([len(d.slug) for d in docs] + [4])
+        lines = [f"{'ID':<6} {'SLUG':<{w1}} {'SEVERITY':<8} SUMMARY"]
+        lines += [f"{d.id:<6} {d.slug:<{w1}} {d.severity:<8} {d.summary}" for d in docs]
+        sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def rules_markdown(docs) -> str:
+    rows = ["| Rule | Slug | Default severity | Summary |", "|---|---|---|---|"]
+    rows += [f"| [{d.id}](rules/{d.doc_name}) | `{d.slug}` | {d.severity} | {d.summary} |" for d in docs]
+    return "\n".join(rows) + "\n"
+
+
+def cmd_explain(name: str) -> int:
+    from .catalog import lookup
+    doc = lookup(name)
+    if doc is None:
+        _err(f"warplint: error: unknown rule {name!r} (see 'warplint rules')")
+        return EXIT_ERROR
+    sys.stdout.write(f"{doc.id} {doc.slug}: {doc.name}\n"
+                     f"default severity: {doc.severity}; targets: {doc.targets}\n\n{doc.body}")
+    return EXIT_OK
+
+
+def _lint_one(path: str, options, show_masks: bool = False):
+    """Runs in a worker process: never raises, drops the module (not needed, costly to pickle)."""
+    from .engine import FileResult
+    from .ir import Diagnostic, Loc
+    masks = None
+    try:
+        from .engine import lint_file
+        r = lint_file(path, options)
+        if show_masks and r.module is not None and not r.failed:
+            from .analysis.show import format_masks
+            masks = format_masks(r.module, options)
+    except Exception as e:  # a bug in an analysis must not take the whole run down
+        r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
+                                                     f"internal error while analysing: {type(e).__name__}: {e}")])
+    r.module = None
+    return r, masks
+
+
+def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
+    """[(FileResult, masks)] in the order of `files`; a process pool only for several files."""
+    jobs = max(1, min(jobs, len(files)))
+    if jobs == 1:
+        return [_lint_one(f, options, show_masks) for f in files]
+    from concurrent.futures import ProcessPoolExecutor
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as ex:
+            return list(ex.map(_lint_one, files, [options] * len(files), [show_masks] * len(files),
+                               chunksize=max(1, len(files) // (jobs * 4))))
+    except (OSError, ImportError, NotImplementedError):  # no multiprocessing here: run serially
+        return [_lint_one(f, options, show_masks) for f in files]
+
+
+def _build_options(args, cfg):
+    from .config import validate_targets
+    from .errors import UsageError
+    from .options import Options
+    o = Options()
+    targets = _split(args.target)
+    if targets:
+        o.targets = validate_targets(targets, "--target")
+    elif cfg.targets:
+        o.targets = list(cfg.targets)
+    select = _split(args.select) or cfg.select
+    ignore = _split(args.ignore) + list(cfg.ignore)
+    if select:
+        _validate_rules(select, "--select" if args.select else f"{cfg.path}: 'select'")
+    if ignore:
+        _validate_rules(ignore, "--ignore / ignore")
+    o.select = list(select) if select else None
+    o.ignore = ignore
+    if args.possible is not None:
+        o.report_possible = args.possible
+    elif cfg.report_possible is not None:
+        o.report_possible = cfg.report_possible
+    o.possible_severity = args.possible_severity or cfg.possible_severity
+    o.defines = dict(cfg.defines)
+    for d in args.defines:
+        name, _, value = d.partition("=")
+        if not name:
+            raise UsageError(f"-D {d!r}: expected NAME or NAME=VALUE")
+        o.defines[name] = value if _ else "1"
+    o.include_paths = list(args.include_paths) + list(cfg.include_paths)
+    o.via_nvcc = args.via_nvcc
+    if args.block_dim:
+        try:
+            dims = [int(x) for x in args.block_dim.replace("x", ",").split(",") if x.strip()]
+        except ValueError:
+            dims = []
+        if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+            raise UsageError(f"--block-dim {args.block_dim!r}: expected X[,Y[,Z]] with positive integers")
+        o.block_dim = tuple(dims + [1] * (3 - len(dims)))
+    elif cfg.block_dim:
+        o.block_dim = cfg.block_dim
+    o.use_cache = not args.no_cache and not args.show_masks
+    return o
+
+
+def _run(argv: list[str]) -> int:
+    if argv and argv[0] == "rules":
+        return cmd_rules(argv[1:])
+    args = _parser().parse_args(argv)
+    if args.explain:
+        return cmd_explain(args.explain)
+    from .errors import UsageError
+    if not args.paths:
+        raise UsageError("no paths given (try: warplint .)")
+    if args.jobs is not None and args.jobs < 0:
+        raise UsageError("--jobs must be a positive number")
+    if args.show_masks:
+        try:
+            from .analysis.show import format_masks  # noqa: F401
+        except ImportError as e:
+            _err(f"warplint: error: --show-masks is not available in this build ({e})")
+            return EXIT_ERROR
+    from . import config as config_mod
+    cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.paths[0])
+    options = _build_options(args, cfg)
+    fail_on = args.fail_on or cfg.fail_on or "warning"
+    jobs = args.jobs or cfg.jobs or os.cpu_count() or 1
+
+    from .ir import Diagnostic, Loc
+    from .walk import collect
+    files, missing = collect(args.paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
+                             gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
+    diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
+    baseline_keys = None
+    if args.baseline:
+        from .baseline import load as load_baseline
+        baseline_keys = load_baseline(args.baseline)
+
+    results = lint_paths(files, options, jobs, args.show_masks)
+
+    from .report import Report, display_path, render
+    from .report.fingerprint import fingerprints
+    from .report.sources import Sources
+    sources = Sources()
+    findings = []
+    for r, masks in results:
+        sources.add(r.path, r.text)
+        findings.extend(r.findings)
+        diagnostics.extend(r.diagnostics)
+        if masks is not None:
+            sys.stdout.write((f"== {display_path(r.path)} ==\n" if len(results) > 1 else "") + masks)
+    if cfg.per_path_ignores:
+        findings = _per_path_ignores(findings, cfg)
+
+    from .suppress import apply as apply_suppressions, code_matches
+    known = _known_rules()
+
+    def enabled(code: str) -> bool:
+        from .checks import selected
+        ids = [rid for rid, slug in known.items() if code_matches(code, rid, slug)]
+        return not ids or any(selected(rid, options) for rid in ids)
+
+    justifications, unused = apply_suppressions(findings, sources, enabled=enabled,
+                                                report_unused=args.report_unused_suppressions)
+    from .checks import selected
+    findings.extend(u for u in unused if not any(code_matches(p, u.rule_id, "unused-suppression")
+                                                  for p in options.ignore))
+    findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
+    srcroot = os.path.abspath(args.srcroot) if args.srcroot else os.getcwd()
+    fps = fingerprints(findings, sources)
+    report = Report(findings=findings, diagnostics=sorted(diagnostics, key=lambda d: (
+        display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r, _ in results], srcroot=srcroot,
+        fingerprints=fps, justifications=justifications, fail_on=fail_on)
+    if baseline_keys is not None:
+        from .baseline import apply as apply_baseline
+        report.baseline = apply_baseline(findings, fps, baseline_keys, srcroot)
+
+    status_extra = EXIT_OK
+    if args.fix or args.diff:
+        status_extra = _fixes(report, sources, write=not args.diff)
+    report.success = not any(d.severity == "error" for d in report.diagnostics)
+
+    for d in report.diagnostics:
+        from .report.text import format_diagnostic
+        _err(format_diagnostic(d))
+    for n in report.tool_notes:
+        _err(f"warplint: note: {n}")
+
+    color = (args.format == "text" and not args.output and
+             (args.color == "always" or (args.color == "auto" and os.environ.get("NO_COLOR") is None
+                                         and sys.stdout.isatty())))
+    text = render(report, args.format, color=color)
+    if args.output:
+        from .fixer import FixError, write_atomic
+        try:
+            write_atomic(args.output, text.encode("utf-8"))
+        except FixError as e:
+            raise UsageError(f"--output: {e}") from None
+    elif not args.diff:
+        sys.stdout.write(text)
+    if args.format == "text" or args.output:
+        from .report.text import summary
+        _err(summary(report))
+
+    if not report.success or status_extra == EXIT_ERROR:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if report.failing else EXIT_OK
+
+
+def _per_path_ignores(findings, cfg):
+    from .suppress import code_matches
+    from .walk import glob_match
+    known = _known_rules()
+    out = []
+    for f in findings:
+        rel = os.path.relpath(os.path.abspath(f.loc.path), cfg.root).replace(os.sep, "/")
+        drop = not rel.startswith("..") and any(
+            glob_match(g, rel) and any(code_matches(c, f.rule_id, known.get(f.rule_id)) for c in codes)
+            for g, codes in cfg.per_path_ignores.items())
+        if not drop:
+            out.append(f)
+    return out
+
+
+def _fixes(report, sources, *, write: bool) -> int:
+    from .fixer import FixError, plan, unified_diff, write_plan
+    candidates = [f for f in report.findings if not report.hidden(f) and f.fix is not None]
+    plans, notes = plan(candidates, sources)
+    report.tool_notes.extend(notes)
+    status = EXIT_OK
+    fixed_ids: set[int] = set()
+    for key in sorted(plans):
+        p = plans[key]
+        if not write:
+            sys.stdout.write(unified_diff(p))
+            continue
+        try:
+            if write_plan(p):
+                fixed_ids.update(id(f) for f in p.fixed)
+        except FixError as e:
+            _err(f"warplint: error: {e}")
+            status = EXIT_ERROR
+    if write:
+        n = len(fixed_ids)
+        if n:
+            files = sum(1 for p in plans.values() if any(id(f) in fixed_ids for f in p.fixed))
+            _err(f"fixed {n} {'finding' if n == 1 else 'findings'} in {files} {'file' if files == 1 else 'files'}")
+        report.findings = [f for f in report.findings if id(f) not in fixed_ids]
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+    except Exception:
+        pass
+    try:
+        from .errors import UsageError
+    except Exception as e:  # pragma: no cover - broken installation
+        _err(f"warplint: internal error: {e}")
+        return EXIT_ERROR
+    try:
+        return _run(argv)
+    except UsageError as e:
+        _err(f"warplint: error: {e}")
+        return EXIT_ERROR
+    except SystemExit as e:  # argparse: --help, --version, bad options
+        code = e.code
+        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_ERROR)
+    except KeyboardInterrupt:
+        _err("warplint: interrupted")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_ERROR
+    except Exception as e:
+        _err(f"warplint: internal error: {type(e).__name__}: {e} "
+             "(please report this at https://github.com/warplint/warplint/issues)")
+        return EXIT_ERROR

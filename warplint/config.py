@@ -1,0 +1,179 @@
+"""Configuration: `[tool.warplint]` in pyproject.toml or top-level keys in warplint.toml.
+
+The file is found by walking up from the first path argument (or the cwd); a pyproject.toml
+without a `[tool.warplint]` table is passed over.  `warplint.toml` wins over pyproject.toml in
+the same directory.  Relative paths in the file (include-paths) are relative to its directory;
+globs (include, exclude, per-path-ignores) match paths relative to it.  Unknown keys and wrong
+types are usage errors naming the key and the file.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UsageError
+from .findings import SEVERITIES
+
+KEYS = ("targets", "select", "ignore", "per-path-ignores", "include", "exclude", "defines", "include-paths",
+        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs")
+
+
+@dataclass
+class Config:
+    path: str | None = None  # the file it came from (None: defaults)
+    root: str = ""  # directory globs and relative paths are resolved against
+    targets: list[str] | None = None
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    defines: dict[str, str] = field(default_factory=dict)
+    include_paths: list[str] = field(default_factory=list)
+    block_dim: tuple[int, int, int] | None = None
+    report_possible: bool | None = None
+    possible_severity: str | None = None
+    fail_on: str | None = None
+    jobs: int | None = None
+
+
+def _toml():
+    try:
+        import tomllib
+        return tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli
+            return tomli
+        except ImportError:
+            raise UsageError("reading configuration needs Python 3.11+ or the 'tomli' package "
+                             "(pip install tomli)") from None
+
+
+def _read_toml(path: Path) -> dict:
+    toml = _toml()
+    try:
+        with open(path, "rb") as f:
+            return toml.load(f)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read configuration: {e.strerror or e}") from None
+    except toml.TOMLDecodeError as e:
+        raise UsageError(f"{path}: invalid TOML: {e}") from None
+
+
+def _table(path: Path) -> dict | None:
+    """The warplint table of a config file, or None when a pyproject.toml has none."""
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        tool = data.get("tool")
+        if not isinstance(tool, dict) or "warplint" not in tool:
+            return None
+        table = tool["warplint"]
+        if not isinstance(table, dict):
+            raise UsageError(f"{path}: [tool.warplint] must be a table")
+        return table
+    return data
+
+
+def find_config(start: str | None = None) -> Path | None:
+    """The nearest warplint.toml, or pyproject.toml with [tool.warplint], at or above `start`."""
+    p = Path(os.path.abspath(start or os.getcwd()))
+    if not p.is_dir():
+        p = p.parent
+    for d in (p, *p.parents):
+        w = d / "warplint.toml"
+        if w.is_file():
+            return w
+        pp = d / "pyproject.toml"
+        if pp.is_file():
+            try:
+                if _table(pp) is not None:
+                    return pp
+            except UsageError:
+                raise
+    return None
+
+
+def _strs(v, key, where, *, comma=False) -> list[str]:
+    if isinstance(v, str) and comma:
+        v = [x for x in (s.strip() for s in v.split(",")) if x]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise UsageError(f"{where}: '{key}' must be a list of strings")
+    return list(v)
+
+
+def _severity(v, key, where) -> str:
+    if v not in SEVERITIES:
+        raise UsageError(f"{where}: '{key}' must be one of {', '.join(SEVERITIES)} (got {v!r})")
+    return v
+
+
+def parse_table(table: dict, path: str, root: str) -> Config:
+    where = path
+    unknown = [k for k in table if k not in KEYS]
+    if unknown:
+        raise UsageError(f"{where}: unknown configuration key '{unknown[0]}' "
+                         f"(known: {', '.join(KEYS)})")
+    c = Config(path=path, root=root)
+    for key, v in table.items():
+        if key == "targets":
+            c.targets = validate_targets(_strs(v, key, where, comma=True), f"{where}: 'targets'")
+        elif key in ("select", "ignore", "include", "exclude"):
+            setattr(c, key, _strs(v, key, where, comma=key in ("select", "ignore")))
+        elif key == "per-path-ignores":
+            if not isinstance(v, dict):
+                raise UsageError(f"{where}: 'per-path-ignores' must be a table of glob = [rules]")
+            c.per_path_ignores = {str(g): _strs(r, f"per-path-ignores.{g}", where, comma=True) for g, r in v.items()}
+        elif key == "defines":
+            if not isinstance(v, dict) or not all(isinstance(x, (str, int, float, bool)) for x in v.values()):
+                raise UsageError(f"{where}: 'defines' must be a table of NAME = value")
+            c.defines = {str(k): (("1" if x else "0") if isinstance(x, bool) else str(x)) for k, x in v.items()}
+        elif key == "include-paths":
+            c.include_paths = [os.path.normpath(os.path.join(root, p)) for p in _strs(v, key, where)]
+        elif key == "block-dim":
+            if (not isinstance(v, list) or not 1 <= len(v) <= 3
+                    or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v)):
+                raise UsageError(f"{where}: 'block-dim' must be a list of 1 to 3 positive integers [x, y, z]")
+            c.block_dim = tuple(list(v) + [1] * (3 - len(v)))  # type: ignore[assignment]
+        elif key == "report-possible":
+            if not isinstance(v, bool):
+                raise UsageError(f"{where}: 'report-possible' must be true or false")
+            c.report_possible = v
+        elif key == "possible-severity":
+            c.possible_severity = _severity(v, key, where)
+        elif key == "fail-on":
+            c.fail_on = _severity(v, key, where)
+        elif key == "jobs":
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise UsageError(f"{where}: 'jobs' must be a positive integer")
+            c.jobs = v
+    return c
+
+
+def validate_targets(names: list[str], where: str) -> list[str]:
+    from .targets import Target
+    out = []
+    for n in names:
+        try:
+            out.append(Target.parse(n).name)
+        except ValueError:
+            raise UsageError(f"{where}: not a target name: {n!r} (expected e.g. sm_70)") from None
+    return out
+
+
+def load_config(path: str | os.PathLike) -> Config:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{p}: configuration file not found")
+    table = _table(p)
+    if table is None:
+        return Config(path=str(p), root=str(p.parent.resolve()))
+    return parse_table(table, str(p), str(p.parent.resolve()))
+
+
+def discover(start: str | None = None) -> Config:
+    found = find_config(start)
+    if found is None:
+        return Config(root=os.getcwd())
+    return load_config(found)

@@ -1,0 +1,34 @@
+"""Stable partial fingerprints: they survive edits elsewhere in the file (no line numbers).
+
+fingerprint = sha256(rule id, function, flagged line with whitespace collapsed and `//`
+comments removed)[:16] + ":" + occurrence index of that hash in the file (in line order).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+FINGERPRINT_KEY = "warplint/v1"
+_WS = re.compile(r"\s+")
+
+
+def normalise(line: str) -> str:
+    i = line.find("//")
+    if i >= 0:
+        line = line[:i]
+    return _WS.sub(" ", line).strip()
+
+
+def fingerprints(findings, sources) -> dict[int, str]:
+    """id(finding) -> fingerprint for each finding (findings sorted by location first)."""
+    out: dict[int, str] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for f in sorted(findings, key=lambda f: (f.loc.path, f.loc.line, f.loc.col, f.rule_id)):
+        text = normalise(sources.line(f.loc.path, f.loc.line))
+        h = hashlib.sha256("\0".join((f.rule_id, f.function, text)).encode("utf-8")).hexdigest()[:16]
+        k = (os.path.abspath(f.loc.path), h)
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out[id(f)] = f"{h}:{n}"
+    return out

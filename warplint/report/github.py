@@ -1,0 +1,41 @@
+"""GitHub Actions workflow commands: `::error file=...,line=...::message`."""
+from __future__ import annotations
+
+from . import Report, display_path
+
+_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(s: str) -> str:
+    return escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, **props) -> str:
+    ps = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items() if v is not None)
+    return f"::{level} {ps}::{escape_data(message)}" if ps else f"::{level}::{escape_data(message)}"
+
+
+def render_github(report: Report) -> str:
+    from .json import _slug
+    out = []
+    for f in report.visible:
+        msg = f.message
+        if f.details:
+            msg += "\n" + "\n".join(f.details)
+        if f.fix is not None:
+            msg += f"\nfix: {f.fix.description}"
+        props = {"file": display_path(f.loc.path), "line": f.loc.line, "col": f.loc.col}
+        if f.loc.end_line:
+            props["endLine"] = f.loc.end_line
+            if f.loc.end_col:
+                props["endColumn"] = f.loc.end_col
+        props["title"] = f"{f.rule_id} {_slug(f.rule_id)}".strip()
+        out.append(command(_LEVEL.get(f.severity, "warning"), msg, **props))
+    for d in report.diagnostics:
+        out.append(command("error" if d.severity == "error" else "notice", d.message,
+                           file=display_path(d.loc.path), line=d.loc.line, col=d.loc.col, title="warplint"))
+    return "".join(line + "\n" for line in out)
