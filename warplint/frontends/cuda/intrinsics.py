@@ -1,0 +1,402 @@
+"""Calls: warp/block intrinsics, atomics, inline asm, device functions, opaque calls."""
+from __future__ import annotations
+
+import re
+
+from ...ir import Addr, Imm, Instr, Label, Loc, Reg, Sym
+from .lower import (_ATOM, _BITOPS, _REDUX, _SHFL, _VOTE, INT, LL, OPAQUE, PRED, UINT, ULL, T,
+                    Unsupported)
+
+_ASM_OPERAND = re.compile(r"%(\d+)|%%|%=")
+
+
+def _name(e):
+    from pycparser import c_ast as A
+    n = e.name
+    return n.name if isinstance(n, A.ID) else None
+
+
+def _args(e):
+    return list(e.args.exprs) if e.args is not None else []
+
+
+def call_loc(lw, e, name) -> Loc:
+    """Location of the call name, spanning the whole call up to and including its `)`."""
+    start = lw.tok_at(e.name.coord)
+    if start is None:
+        return lw.loc(e)
+    end = _closing(lw, start)
+    if end is None:
+        return Loc(start.path, start.line, start.col)
+    return Loc(start.path, start.line, start.col, end.line, end.col + 1)
+
+
+def _closing(lw, start):
+    toks = getattr(lw, "chunk_toks", None)
+    if toks is None:
+        return None
+    idx = lw.tok_index.get(id(start))
+    if idx is None or idx + 1 >= len(toks) or toks[idx + 1].text != "(":
+        return None
+    depth = 0
+    for j in range(idx + 1, min(len(toks), idx + 5000)):
+        x = toks[j].text
+        if x == "(":
+            depth += 1
+        elif x == ")":
+            depth -= 1
+            if depth == 0:
+                t = toks[j]
+                if t.path != start.path:
+                    return None
+                return t
+    return None
+
+
+def call(lw, e):
+    name = _name(e)
+    args = _args(e)
+    if name is None:
+        vals = [lw.rvalue(a)[0] for a in args]
+        f, _ = lw.rvalue(e.name)
+        d = lw.temp()
+        lw.emit("call", (d,), (f,) + tuple(vals), lw.loc(e))
+        return d, OPAQUE
+    if name == "__warplint_asm":
+        return inline_asm(lw, e, args)
+    v = lw.scope.find(name)
+    if v is not None and v[0] == "reg" and name not in lw.funcs:
+        vals = [lw.rvalue(a)[0] for a in args]
+        d = lw.temp()
+        lw.emit("call", (d,), (Reg(v[1]),) + tuple(vals), lw.loc(e))
+        return d, OPAQUE
+    loc = call_loc(lw, e, name)
+    if name in _SHFL:
+        return shfl(lw, e, name, args, loc)
+    if name in _VOTE:
+        mode, sync = _VOTE[name]
+        if sync:
+            if len(args) != 2:
+                raise Unsupported(f"{name} takes 2 arguments")
+            m, _ = lw.rvalue(args[0])
+            p = lw.cond(args[1])
+            srcs = (p, m)
+        else:
+            if len(args) != 1:
+                raise Unsupported(f"{name} takes 1 argument")
+            srcs = (lw.cond(args[0]),)
+        d = lw.temp() if mode == "ballot" else lw.pred()
+        opc = f"vote.{'sync.' if sync else ''}{mode}.{'b32' if mode == 'ballot' else 'pred'}"
+        lw.emit(opc, (d,), srcs, loc, text=name)
+        if mode == "ballot":
+            return d, UINT
+        r = lw.temp()
+        lw.emit("selp.s32", (r,), (Imm(1), Imm(0), d), loc)
+        return r, INT
+    if name == "__activemask":
+        d = lw.temp()
+        lw.emit("activemask.b32", (d,), (), loc, text=name)
+        return d, UINT
+    if name == "__syncwarp":
+        m = lw.rvalue(args[0])[0] if args else Imm(0xFFFFFFFF)
+        lw.emit("bar.warp.sync", (), (m,), loc, text=name)
+        return Imm(0), INT
+    if name == "__syncthreads":
+        lw.emit("bar.sync", (), (Imm(0),), loc, text=name)
+        return Imm(0), INT
+    if name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
+        if len(args) != 1:
+            raise Unsupported(f"{name} takes 1 argument")
+        p = lw.cond(args[0])
+        d = lw.temp()
+        opc = {"__syncthreads_count": "bar.red.popc.u32", "__syncthreads_and": "bar.red.and.pred",
+               "__syncthreads_or": "bar.red.or.pred"}[name]
+        if opc.endswith("pred"):
+            dp = lw.pred()
+            lw.emit(opc, (dp,), (Imm(0), p), loc, text=name)
+            lw.emit("selp.s32", (d,), (Imm(1), Imm(0), dp), loc)
+        else:
+            lw.emit(opc, (d,), (Imm(0), p), loc, text=name)
+        return d, INT
+    if name in ("__match_any_sync", "__match_all_sync"):
+        if len(args) < 2:
+            raise Unsupported(f"{name} takes 2 or 3 arguments")
+        m, _ = lw.rvalue(args[0])
+        v, vt = lw.rvalue(args[1])
+        w = "b64" if vt.size == 8 and not vt.is_ptr else "b32"
+        d = lw.temp()
+        if name == "__match_any_sync":
+            lw.emit(f"match.any.sync.{w}", (d,), (v, m), loc, text=name)
+            return d, UINT
+        p = lw.pred()
+        lw.emit(f"match.all.sync.{w}", (d, p), (v, m), loc, text=name)
+        if len(args) > 2:
+            _store_through(lw, args[2], p, PRED, loc)
+        return d, UINT
+    if name in _REDUX:
+        if len(args) != 2:
+            raise Unsupported(f"{name} takes 2 arguments")
+        m, _ = lw.rvalue(args[0])
+        v, vt = lw.rvalue(args[1])
+        op = _REDUX[name]
+        ty = "b32" if op in ("and", "or", "xor") else ("u32" if vt.kind == "u" else "s32")
+        if vt.kind == "f" and op in ("min", "max"):
+            ty = "f32"
+        d = lw.temp()
+        lw.emit(f"redux.sync.{op}.{ty}", (d,), (v, m), loc, text=name)
+        return d, UINT if ty != "s32" else INT
+    if name.startswith("__lanemask_") and name[11:] in ("lt", "le", "eq", "ge", "gt"):
+        d = lw.temp()
+        lw.emit("mov.u32", (d,), (Reg("%" + name[2:]),), loc, text=name)
+        return d, UINT
+    if name in _BITOPS:
+        if not args:
+            raise Unsupported(f"{name} takes 1 argument")
+        v, _ = lw.rvalue(args[0])
+        d = lw.temp()
+        lw.emit(_BITOPS[name], (d,), (v,), loc, text=name)
+        return d, INT if name != "__brev" else UINT
+    if name in _ATOM:
+        if len(args) < 2:
+            raise Unsupported(f"{name} takes 2 or 3 arguments")
+        info = lw.address_of_pointer(args[0])
+        vals = [lw.rvalue(a) for a in args[1:]]
+        _, a, t, space, _v = info
+        ty = vals[-1][1] if t.kind == "b" else t
+        op = _ATOM[name]
+        d = lw.temp()
+        opc = "atom." + (space + "." if space in ("shared", "global") else "") + op + "." + (
+            ty.ptx if op not in ("and", "or", "xor", "exch", "cas") else ("b64" if ty.size == 8 else "b32"))
+        lw.emit(opc, (d,), (Addr(a, 0),) + tuple(v for v, _ in vals), loc, text=name)
+        return d, ty
+    if name in ("__threadfence", "__threadfence_block", "__threadfence_system"):
+        lw.emit({"__threadfence": "membar.gl", "__threadfence_block": "membar.cta",
+                 "__threadfence_system": "membar.sys"}[name], (), (), loc, text=name)
+        return Imm(0), INT
+    if name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv") and len(args) == 1:
+        info = lw.address_of_pointer(args[0])
+        _, a, t, space, _v = info
+        d = lw.temp()
+        lw.emit(f"ld.global.nc.{t.ptx}", (d,), (Addr(a, 0),), loc, text=name)
+        return d, t
+    if name in ("__laneid",):
+        d = lw.temp()
+        lw.emit("mov.u32", (d,), (Reg("%laneid"),), loc, text=name)
+        return d, UINT
+    if name in ("min", "max", "umin", "umax", "fminf", "fmaxf", "fmin", "fmax", "llmin", "llmax",
+                "ullmin", "ullmax") and len(args) == 2:
+        a, at = lw.rvalue(args[0])
+        b, bt = lw.rvalue(args[1])
+        ty = lw.common(at, bt)
+        d = lw.temp()
+        lw.emit(f"{'min' if 'min' in name else 'max'}.{ty.arith}", (d,), (a, b), loc, text=name)
+        return d, ty
+    if name == "__mul24" or name == "__umul24":
+        a, at = lw.rvalue(args[0])
+        b, bt = lw.rvalue(args[1])
+        d = lw.temp()
+        lw.emit("mul.lo.s32" if name == "__mul24" else "mul.lo.u32", (d,), (a, b), loc, text=name)
+        return d, INT if name == "__mul24" else UINT
+    # device function or unknown (math functions, libraries): a call; unknown results are
+    # data-dependent unless every input is uniform
+    vals = []
+    for a in args:
+        v, t = lw.rvalue(a)
+        vals.append(v)
+    rt = lw.func_types.get(name, OPAQUE)
+    if rt.kind == "b" and rt.name == "void":
+        lw.emit("call", (), (Sym(name),) + tuple(vals), loc, text=name)
+        return Imm(0), INT
+    d = lw.temp()
+    lw.emit("call", (d,), (Sym(name),) + tuple(vals), loc, text=name)
+    return d, rt if rt is not OPAQUE else (T("f", 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+
+
+def _store_through(lw, ptr_expr, v, vt, loc):
+    from pycparser import c_ast as A
+    if isinstance(ptr_expr, A.UnaryOp) and ptr_expr.op == "&":
+        info = lw.address(ptr_expr.expr)
+        if info[0] == "reg":
+            d = Reg(info[1])
+            lw.emit("selp.s32", (d,), (Imm(1), Imm(0), v), loc)
+            return
+        s = lw.temp()
+        lw.emit("selp.s32", (s,), (Imm(1), Imm(0), v), loc)
+        lw.store(info, s, INT, loc)
+        return
+    p, pt = lw.rvalue(ptr_expr)
+    s = lw.temp()
+    lw.emit("selp.s32", (s,), (Imm(1), Imm(0), v), loc)
+    lw.emit("st." + (pt.space + "." if pt.space else "") + "s32", (), (Addr(p, 0), s), loc)
+
+
+def shfl(lw, e, name, args, loc):
+    mode, sync = _SHFL[name]
+    n = 4 if sync else 3
+    if len(args) not in (n - 1, n):
+        raise Unsupported(f"{name} takes {n - 1} or {n} arguments")
+    if sync:
+        m, _ = lw.rvalue(args[0])
+        rest = args[1:]
+    else:
+        m = None
+        rest = args
+    v, vt = lw.rvalue(rest[0])
+    b, _ = lw.rvalue(rest[1])
+    clamp = 0 if mode == "up" else 0x1F
+    if len(rest) > 2:
+        w, _ = lw.rvalue(rest[2])
+    else:
+        w = Imm(32)
+    if isinstance(w, Imm) and isinstance(w.value, int):
+        c = Imm(((32 - w.value) << 8) | clamp)
+    else:
+        t1 = lw.temp()
+        lw.emit("sub.s32", (t1,), (Imm(32), w), loc)
+        t2 = lw.temp()
+        lw.emit("shl.b32", (t2,), (t1, Imm(8)), loc)
+        if clamp:
+            t3 = lw.temp()
+            lw.emit("or.b32", (t3,), (t2, Imm(clamp)), loc)
+            t2 = t3
+        c = t2
+    d = lw.temp()
+    srcs = (v, b, c) + ((m,) if sync else ())
+    lw.emit(f"shfl.{'sync.' if sync else ''}{mode}.b32", (d,), srcs, loc, text=name)
+    return d, vt if not vt.is_ptr else vt
+
+
+def inline_asm(lw, e, args):
+    from pycparser import c_ast as A
+    loc = lw.loc(e)
+    tmpl_parts = []
+    first = None
+    k = 0
+    while k < len(args) and isinstance(args[k], A.Constant) and args[k].type == "string":
+        if first is None:
+            first = args[k]
+        tmpl_parts.append(_unescape(args[k].value[1:-1]))
+        k += 1
+    outs, ins = [], []
+    for a in args[k:]:
+        if not isinstance(a, A.FuncCall):
+            continue
+        kind = _name(a)
+        sub = _args(a)
+        if len(sub) != 2:
+            continue
+        (outs if kind == "__asm_out" else ins).append((sub[0].value[1:-1] if isinstance(sub[0], A.Constant) else "r", sub[1]))
+    lw.nasm += 1
+    regs = {}
+    names = []
+    allops = outs + ins
+    for i, (cons, expr) in enumerate(allops):
+        r = Reg(f"$asm{lw.nasm}_{i}")
+        names.append(r)
+    # inputs: bound before
+    out_infos = []
+    for i, (cons, expr) in enumerate(outs):
+        info = lw.address(expr)
+        out_infos.append(info)
+        if "+" in cons:
+            v, vt = lw.read_lvalue(info, loc)
+            lw.emit(f"mov.{_ptx_of(cons, vt)}", (names[i],), (v,), loc)
+    for j, (cons, expr) in enumerate(ins):
+        i = len(outs) + j
+        if cons.isdigit():  # tied to an output
+            v, vt = lw.rvalue(expr)
+            lw.emit(f"mov.{_ptx_of('r', vt)}", (names[int(cons)] if int(cons) < len(names) else names[i],), (v,), loc)
+            continue
+        v, vt = lw.rvalue(expr)
+        if "n" in cons or "i" in cons:
+            names[i] = v if isinstance(v, Imm) else names[i]
+            if isinstance(v, Imm):
+                continue
+        lw.emit(f"mov.{_ptx_of(cons, vt)}", (names[i],), (v,), loc)
+    template = "".join(tmpl_parts)
+    counter = lw.nasm
+
+    def sub(m):
+        if m.group(0) == "%%":
+            return "%"
+        if m.group(0) == "%=":
+            return str(counter)
+        idx = int(m.group(1))
+        if idx < len(names):
+            op = names[idx]
+            return str(op.value) if isinstance(op, Imm) else op.name
+        return m.group(0)
+
+    text = _ASM_OPERAND.sub(sub, template)
+    body = None
+    if text.strip():
+        try:
+            from ..ptx import parse_ptx_statements
+        except ImportError:
+            parse_ptx_statements = None
+        if parse_ptx_statements is not None:
+            st = lw.tok_at(first.coord) if first is not None else None
+            line, col = (st.line, st.col + 1) if st is not None else (loc.line, loc.col)
+            path = st.path if st is not None else loc.path
+            try:
+                body = parse_ptx_statements(text, path, line, col)
+            except Exception:  # noqa: BLE001 - an asm we cannot read stays opaque
+                body = None
+    if body is None:
+        srcs = tuple(names[len(outs):])
+        if text.strip():
+            lw.emit("asm", tuple(names[:len(outs)]), srcs, loc, text="asm")
+    else:
+        suffix = f"$asm{counter}"
+        for item in body:
+            if isinstance(item, Label):
+                lw.body.append(Label(item.name + suffix, item.loc))
+            elif isinstance(item, Instr):
+                lw.body.append(_rename_asm(item, suffix, loc))
+    for i, info in enumerate(out_infos):
+        t = info[2]
+        lw.store(info, names[i], t, loc)
+    return Imm(0), INT
+
+
+def _rename_asm(ins, suffix, loc):
+    """Registers declared inside the asm block and its labels get a per-asm suffix."""
+
+    def ren(o):
+        if isinstance(o, Reg):
+            if o.name.startswith("$asm") or o.name.startswith("%") and not o.name[1:2].isalpha():
+                return o
+            if o.name.startswith("%") and o.name[1:].split(".")[0] in _PTX_SPECIALS:
+                return o
+            return Reg(o.name + suffix)
+        if isinstance(o, Sym):
+            return Sym(o.name + suffix) if ins.op in ("bra", "brx") else o
+        if isinstance(o, Addr):
+            return Addr(ren(o.base) if o.base is not None else None, o.offset)
+        from ...ir import Vec
+        if isinstance(o, Vec):
+            return Vec(tuple(ren(x) for x in o.items))
+        return o
+
+    guard = ins.guard
+    if guard is not None and not guard[0].startswith("$asm"):
+        guard = (guard[0] + suffix, guard[1])
+    return Instr(ins.opcode, tuple(ren(d) for d in ins.dests), tuple(ren(s) for s in ins.srcs),
+                 ins.loc or loc, guard, ins.raw_loc, ins.text, ins.negated)
+
+
+_PTX_SPECIALS = {"laneid", "tid", "ntid", "ctaid", "nctaid", "warpid", "nwarpid", "smid", "nsmid",
+                 "gridid", "lanemask_lt", "lanemask_le", "lanemask_eq", "lanemask_ge", "lanemask_gt",
+                 "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "pm0",
+                 "dynamic_smem_size", "total_smem_size", "envreg", "clusterid", "nclusterid",
+                 "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank",
+                 "is_explicit_cluster", "aggr_smem_size", "reserved_smem_offset_begin"}
+
+
+def _ptx_of(cons, t):
+    c = cons.strip("=+&")
+    return {"r": "u32", "l": "u64", "f": "f32", "d": "f64", "h": "u16", "c": "u16", "n": "u32"}.get(c[:1], t.ptx if t else "b32")
+
+
+def _unescape(s: str) -> str:
+    return s.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').replace("\\\\", "\\")

@@ -1,0 +1,69 @@
+"""Tokens of CUDA-C source with their exact original positions."""
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"""
+ (?P<ws>[ \t\r\f\v]+|\\\r?\n)
+|(?P<nl>\n)
+|(?P<lc>//(?:[^\n\\]|\\\r?\n|\\)*)
+|(?P<bc>/\*.*?(?:\*/|\Z))
+|(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
+|(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
+|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
+|(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
+|(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
+|(?P<other>.)
+""", re.X | re.S)
+
+
+class Tok:
+    __slots__ = ("kind", "text", "path", "line", "col", "hide", "bol")
+
+    def __init__(self, kind, text, path, line, col, hide=frozenset(), bol=False):
+        self.kind = kind  # id num str chr op other nl
+        self.text = text
+        self.path = path
+        self.line = line
+        self.col = col
+        self.hide = hide
+        self.bol = bol  # first token on its line
+
+    def copy(self, **kw):
+        t = Tok(self.kind, self.text, self.path, self.line, self.col, self.hide, self.bol)
+        for k, v in kw.items():
+            setattr(t, k, v)
+        return t
+
+    def __repr__(self):
+        return f"Tok({self.kind},{self.text!r},{self.line}:{self.col})"
+
+
+def tokenize(text: str, path: str) -> list[Tok]:
+    """All tokens including `nl` tokens (not for escaped newlines); comments dropped."""
+    out: list[Tok] = []
+    line = 1
+    line_start = 0
+    bol = True
+    append = out.append
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        s = m.start()
+        if kind == "nl":
+            append(Tok("nl", "\n", path, line, s - line_start + 1))
+            line += 1
+            line_start = m.end()
+            bol = True
+            continue
+        val = m.group()
+        if kind in ("ws", "lc", "bc"):
+            n = val.count("\n")
+            if n:
+                if kind == "bc" and not bol:
+                    pass
+                line += n
+                line_start = s + val.rfind("\n") + 1
+            continue
+        append(Tok(kind, val, path, line, s - line_start + 1, frozenset(), bol))
+        bol = False
+    return out

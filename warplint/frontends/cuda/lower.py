@@ -1,0 +1,1158 @@
+"""pycparser AST -> PTX-shaped warp IR (see the lowering contract in the package docstring)."""
+from __future__ import annotations
+
+import bisect
+
+from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
+from .preprocess import char_value, parse_int
+from .rewrite import BUILTIN_TYPES, MARKERS
+
+
+class Unsupported(Exception):
+    def __init__(self, msg, coord=None):
+        super().__init__(msg)
+        self.msg = msg
+        self.coord = coord
+
+
+# -- types ------------------------------------------------------------------------------
+class T:
+    __slots__ = ("kind", "bits", "elem", "space", "vol", "dims", "name")
+
+    def __init__(self, kind, bits=32, elem=None, space=None, vol=False, dims=(), name=None):
+        self.kind = kind  # s u f b(opaque/struct value) p(pointer) a(array)
+        self.bits = bits
+        self.elem = elem
+        self.space = space
+        self.vol = vol
+        self.dims = dims
+        self.name = name
+
+    def with_(self, **kw):
+        t = T(self.kind, self.bits, self.elem, self.space, self.vol, self.dims, self.name)
+        for k, v in kw.items():
+            setattr(t, k, v)
+        return t
+
+    @property
+    def is_ptr(self):
+        return self.kind in ("p", "a")
+
+    @property
+    def size(self) -> int:
+        if self.kind == "a":
+            n = 1
+            for d in self.dims:
+                n *= d or 1
+            return n * self.elem.size
+        if self.kind == "p":
+            return 8
+        return max(1, self.bits // 8)
+
+    @property
+    def ptx(self) -> str:
+        if self.kind in ("p", "a"):
+            return "u64"
+        if self.kind == "f":
+            return f"f{max(self.bits, 16)}"
+        if self.kind in ("s", "u"):
+            return f"{self.kind}{max(self.bits, 8)}"
+        b = self.bits
+        return f"b{b}" if b in (8, 16, 32, 64, 128) else "b32"
+
+    @property
+    def arith(self) -> str:
+        """Type suffix of arithmetic after integer promotion."""
+        if self.kind in ("p", "a"):
+            return "s64"
+        if self.kind == "f":
+            return f"f{max(self.bits, 32)}"
+        if self.kind in ("s", "u"):
+            return f"{self.kind}{max(self.bits, 32)}"
+        return "s32" if self.bits <= 32 else "b64"
+
+
+INT = T("s", 32)
+UINT = T("u", 32)
+LL = T("s", 64)
+ULL = T("u", 64)
+FLOAT = T("f", 32)
+DOUBLE = T("f", 64)
+BOOL = T("u", 8)
+OPAQUE = T("b", 32)
+PRED = T("pred", 1)
+
+_SPECIAL = {"threadIdx": "%tid", "blockIdx": "%ctaid", "blockDim": "%ntid", "gridDim": "%nctaid"}
+_CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or",
+          "^": "xor", "<<": "shl", ">>": "shr"}
+
+_SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
+         "__shfl_xor_sync": ("bfly", True), "__shfl": ("idx", False), "__shfl_up": ("up", False),
+         "__shfl_down": ("down", False), "__shfl_xor": ("bfly", False)}
+_VOTE = {"__any_sync": ("any", True), "__all_sync": ("all", True), "__uni_sync": ("uni", True),
+         "__ballot_sync": ("ballot", True), "__any": ("any", False), "__all": ("all", False),
+         "__ballot": ("ballot", False)}
+_REDUX = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
+          "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
+_ATOM = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicMin": "min",
+         "atomicMax": "max", "atomicInc": "inc", "atomicDec": "dec", "atomicCAS": "cas",
+         "atomicAnd": "and", "atomicOr": "or", "atomicXor": "xor"}
+_BITOPS = {"__popc": "popc.b32", "__popcll": "popc.b64", "__ffs": "ffs.b32", "__ffsll": "ffs.b64",
+           "__clz": "clz.b32", "__clzll": "clz.b64", "__brev": "brev.b32", "__brevll": "brev.b64"}
+
+
+def type_from_names(names, typedefs) -> T:
+    ns = [n for n in names if n not in ("const", "volatile", "static", "extern", "register")]
+    if not ns:
+        return INT
+    if len(ns) == 1 and ns[0] in typedefs:
+        return typedefs[ns[0]]
+    if len(ns) == 1 and ns[0] in BUILTIN_TYPES:
+        name = ns[0]
+        size = BUILTIN_TYPES[name]
+        if name in ("size_t", "uintptr_t", "uint64_t"):
+            return ULL
+        if name in ("ptrdiff_t", "intptr_t", "ssize_t", "int64_t"):
+            return LL
+        if name in ("uint32_t", "uint", "char32_t", "wchar_t"):
+            return UINT
+        if name in ("int32_t", "cudaError_t"):
+            return INT
+        if name in ("uint8_t", "uchar", "bool"):
+            return T("u", 8)
+        if name == "int8_t":
+            return T("s", 8)
+        if name in ("uint16_t", "ushort", "char16_t"):
+            return T("u", 16)
+        if name == "int16_t":
+            return T("s", 16)
+        if name in ("__half", "half", "__nv_bfloat16"):
+            return T("f", 16)
+        return T("b", size * 8, name=name)
+    if "float" in ns:
+        return FLOAT
+    if "double" in ns:
+        return DOUBLE
+    if "void" in ns:
+        return T("b", 8, name="void")
+    if "_Bool" in ns or "bool" in ns:
+        return BOOL
+    unsigned = "unsigned" in ns
+    k = "u" if unsigned else "s"
+    if ns.count("long") >= 2 or ("long" in ns and "long" in ns):
+        return T(k, 64)
+    if "char" in ns:
+        return T(k, 8)
+    if "short" in ns:
+        return T(k, 16)
+    return T(k, 32)
+
+
+class Scope:
+    def __init__(self, parent=None):
+        self.parent = parent
+        self.vars: dict[str, tuple] = {}
+
+    def find(self, name):
+        s = self
+        while s is not None:
+            v = s.vars.get(name)
+            if v is not None:
+                return v
+            s = s.parent
+        return None
+
+
+class Lowerer:
+    def __init__(self, module, path, rewriter):
+        self.module = module
+        self.path = path
+        self.rw = rewriter
+        self.globals = Scope()
+        self.typedefs: dict[str, T] = {}
+        self.structs: dict[str, list] = {}  # tag -> [(field, T)]
+        self.enums: dict[str, int] = {}
+        self.funcs: set[str] = set()
+        self.func_types: dict[str, T] = {}
+        self.nasm = 0
+        self.chunk_toks = None
+        self.tok_index = {}
+
+    # -- locations ------------------------------------------------------------------------
+    def set_where(self, where):
+        self.where = where
+        self.keys = sorted(where)
+
+    def tok_at(self, coord):
+        if coord is None or not getattr(coord, "line", None):
+            return None
+        key = (coord.line, coord.column or 1)
+        t = self.where.get(key)
+        if t is None:
+            i = bisect.bisect_right(self.keys, key) - 1
+            if i >= 0:
+                t = self.where[self.keys[i]]
+        return t
+
+    def loc(self, node_or_coord) -> Loc:
+        coord = getattr(node_or_coord, "coord", node_or_coord)
+        t = self.tok_at(coord)
+        if t is None:
+            return self.cur_loc
+        return Loc(t.path, t.line, t.col)
+
+    # -- top level --------------------------------------------------------------------------
+    def top(self, ast, where, toks=None):
+        from pycparser import c_ast
+        self.set_where(where)
+        self.chunk_toks = toks
+        self.tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        for ext in ast.ext:
+            d = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+            if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.FuncDecl) and d.name:
+                try:
+                    self.func_types[d.name] = self.ctype(d.type.type)
+                except RecursionError:
+                    pass
+                if self.marks(d) & {"__global__", "__device__"}:
+                    self.funcs.add(d.name)
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.FuncDef):
+                marks = self.marks(ext.decl)
+                if "__global__" in marks or "__device__" in marks:
+                    self.funcs.add(ext.decl.name)
+                    self.lower_function(ext, "__global__" in marks)
+            elif isinstance(ext, c_ast.Decl):
+                self.global_decl(ext)
+            elif isinstance(ext, c_ast.Typedef):
+                self.typedefs[ext.name] = self.ctype(ext.type)
+
+    def finish(self):
+        pass
+
+    def marks(self, decl) -> set:
+        out = set()
+        for a in getattr(decl, "align", None) or ():
+            v = getattr(a.alignment, "value", None)
+            try:
+                out.add(MARKERS.get(int(v), ""))
+            except (TypeError, ValueError):
+                pass
+        return out
+
+    def global_decl(self, d):
+        from pycparser import c_ast
+        ty = d.type
+        if isinstance(ty, c_ast.FuncDecl) or d.name is None:
+            self.ctype(ty)  # registers struct/enum definitions
+            return
+        t = self.ctype(ty)
+        marks = self.marks(d)
+        space = "shared" if "__shared__" in marks else "const" if "__constant__" in marks else \
+            "global" if "__device__" in marks else None
+        if space is None:
+            if "const" in (d.quals or []) and d.init is not None and not t.is_ptr:
+                v = self.const_eval(d.init)
+                if v is not None:
+                    self.globals.vars[d.name] = ("imm", v, t)
+                    return
+            space = "global"  # host globals are not visible in device code; treat as memory
+        else:
+            self.module.state_spaces[d.name] = space
+        self.globals.vars[d.name] = ("mem", d.name, t.with_(space=space) if t.kind == "a" else t, space)
+
+    def const_eval(self, e):
+        from pycparser import c_ast
+        try:
+            if isinstance(e, c_ast.Constant):
+                return self.constant_value(e)
+            if isinstance(e, c_ast.ID):
+                v = self.enums.get(e.name)
+                if v is not None:
+                    return v
+                g = self.globals.find(e.name)
+                return g[1] if g and g[0] == "imm" else None
+            if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "~", "!", "+"):
+                v = self.const_eval(e.expr)
+                if not isinstance(v, int):
+                    return None
+                return -v if e.op == "-" else ~v if e.op == "~" else int(not v) if e.op == "!" else v
+            if isinstance(e, c_ast.BinaryOp):
+                a, b = self.const_eval(e.left), self.const_eval(e.right)
+                if not isinstance(a, int) or not isinstance(b, int):
+                    return None
+                op = e.op
+                return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                        "/": lambda: int(a / b), "%": lambda: a - int(a / b) * b,
+                        "<<": lambda: a << b if b < 64 else 0, ">>": lambda: a >> b if b < 64 else 0,
+                        "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
+                        "==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
+                        ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
+                        "&&": lambda: int(bool(a and b)), "||": lambda: int(bool(a or b))}[op]()
+            if isinstance(e, c_ast.Cast):
+                return self.const_eval(e.expr)
+            if isinstance(e, c_ast.TernaryOp):
+                c = self.const_eval(e.cond)
+                if c is None:
+                    return None
+                return self.const_eval(e.iftrue if c else e.iffalse)
+        except (ZeroDivisionError, KeyError, ValueError, OverflowError):
+            return None
+        return None
+
+    def constant_value(self, c):
+        v = c.value
+        if c.type == "char":
+            return char_value(v)
+        if c.type == "string":
+            return None
+        if c.type in ("float", "double", "long double") or (
+                ("." in v or "e" in v.lower() and not v.lower().startswith("0x") or "p" in v.lower()) and
+                not v.lower().startswith("0x")):
+            try:
+                return float(v.rstrip("fFlL"))
+            except ValueError:
+                return 0.0
+        try:
+            return parse_int(v)
+        except ValueError:
+            try:
+                return float(v.rstrip("fFlL"))
+            except ValueError:
+                return 0
+
+    def ctype(self, ty) -> T:
+        from pycparser import c_ast
+        if isinstance(ty, c_ast.TypeDecl):
+            t = self.ctype(ty.type)
+            if "volatile" in (ty.quals or []):
+                t = t.with_(vol=True)
+            return t
+        if isinstance(ty, c_ast.IdentifierType):
+            return type_from_names(ty.names, self.typedefs)
+        if isinstance(ty, c_ast.PtrDecl):
+            inner = self.ctype(ty.type)
+            return T("p", 64, elem=inner, vol=False)
+        if isinstance(ty, c_ast.ArrayDecl):
+            inner = self.ctype(ty.type)
+            d = self.const_eval(ty.dim) if ty.dim is not None else None
+            d = d if isinstance(d, int) and d >= 0 else None
+            if inner.kind == "a":
+                return T("a", 64, elem=inner.elem, dims=(d,) + inner.dims, vol=inner.vol)
+            return T("a", 64, elem=inner, dims=(d,), vol=inner.vol)
+        if isinstance(ty, (c_ast.Struct, c_ast.Union)):
+            fields = []
+            if ty.decls:
+                for dd in ty.decls:
+                    if dd.name:
+                        fields.append((dd.name, self.ctype(dd.type)))
+                if ty.name:
+                    self.structs[ty.name] = fields
+            elif ty.name in self.structs:
+                fields = self.structs[ty.name]
+            size = sum(f[1].size for f in fields) if fields else 4
+            return T("b", size * 8, name=("struct", ty.name, tuple(fields)))
+        if isinstance(ty, c_ast.Enum):
+            if ty.values:
+                v = -1
+                for e in ty.values.enumerators:
+                    if e.value is not None:
+                        c = self.const_eval(e.value)
+                        v = c if isinstance(c, int) else v + 1
+                    else:
+                        v += 1
+                    self.enums[e.name] = v
+            return INT
+        if isinstance(ty, c_ast.FuncDecl):
+            return T("b", 64, name="function")
+        return OPAQUE
+
+    # -- functions --------------------------------------------------------------------------
+    def lower_function(self, fd, is_kernel):
+        from pycparser import c_ast
+        name = fd.decl.name
+        self.cur_loc = self.loc(fd.decl)
+        fn = Function(name, is_kernel, loc=self.cur_loc, display_name=name)
+        self.fn = fn
+        self.body = fn.body
+        self.names: dict[str, int] = {}
+        self.ntemp = 0
+        self.nlabel = 0
+        self.scope = Scope(self.globals)
+        self.loops: list[tuple[str, str | None]] = []  # (break label, continue label)
+        self.user_labels: dict[str, str] = {}
+        fdecl = fd.decl.type
+        try:
+            args = fdecl.args.params if isinstance(fdecl, c_ast.FuncDecl) and fdecl.args else []
+            for p in args:
+                if isinstance(p, c_ast.EllipsisParam):
+                    continue
+                pt = self.ctype(p.type)
+                if pt.kind == "b" and pt.name == "void" and not p.name:
+                    continue
+                pname = p.name or f"$param{len(fn.params)}"
+                if pt.kind == "a":
+                    pt = T("p", 64, elem=pt.elem)
+                if pt.kind == "p" and is_kernel:
+                    pt = pt.with_(space="global")
+                reg = self.unique(pname)
+                fn.params.append(reg)
+                self.scope.vars[pname] = ("reg", reg, pt)
+            self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
+            self.stmt(fd.body)
+            if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
+                end = self.end_loc(fd.body)
+                self.emit("ret", loc=end)
+            if not (self.ret_type.kind == "b" and self.ret_type.name == "void"):
+                fn.ret_params = ["$ret"]
+            for lab in self.user_labels.values():
+                if lab not in self.defined_labels():
+                    raise Unsupported(f"goto to undefined label")
+        except Unsupported as e:
+            self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: {e.msg}"))
+            return
+        except RecursionError:
+            self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: nested too deeply"))
+            return
+        self.module.functions.append(fn)
+
+    def defined_labels(self):
+        return {i.name for i in self.body if isinstance(i, Label)}
+
+    def end_loc(self, compound):
+        # the closing brace: approximate with the last statement's location
+        items = getattr(compound, "block_items", None) or []
+        return self.loc(items[-1]) if items else self.loc(compound)
+
+    def unique(self, name):
+        n = self.names.get(name)
+        if n is None:
+            self.names[name] = 0
+            return name
+        n += 1
+        self.names[name] = n
+        return f"{name}${n}"
+
+    def temp(self, prefix="$t"):
+        self.ntemp += 1
+        return Reg(f"{prefix}{self.ntemp}")
+
+    def pred(self):
+        self.ntemp += 1
+        return Reg(f"$p{self.ntemp}")
+
+    def label(self):
+        self.nlabel += 1
+        return f"$L{self.nlabel}"
+
+    def emit(self, opcode, dests=(), srcs=(), loc=None, guard=None, text="", negated=frozenset()):
+        ins = Instr(opcode, tuple(dests), tuple(srcs), loc or self.cur_loc, guard, None, text, negated)
+        self.body.append(ins)
+        return ins
+
+    def put_label(self, name, loc=None):
+        self.body.append(Label(name, loc or self.cur_loc))
+
+    # -- statements -------------------------------------------------------------------------
+    def stmt(self, s):
+        from pycparser import c_ast as A
+        if s is None:
+            return
+        if getattr(s, "coord", None) is not None:
+            self.cur_loc = self.loc(s)
+        m = getattr(self, "s_" + type(s).__name__, None)
+        if m is None:
+            if isinstance(s, (A.EmptyStatement, A.Pragma, A.StaticAssert)):
+                return
+            if isinstance(s, A.Node):
+                self.rvalue(s)
+                return
+            raise Unsupported(f"unsupported statement {type(s).__name__}")
+        m(s)
+
+    def s_Compound(self, s):
+        self.scope = Scope(self.scope)
+        for item in s.block_items or ():
+            self.stmt(item)
+        self.scope = self.scope.parent
+
+    def s_DeclList(self, s):
+        for d in s.decls:
+            self.s_Decl(d)
+
+    def s_Typedef(self, s):
+        self.typedefs[s.name] = self.ctype(s.type)
+
+    def s_Decl(self, d):
+        from pycparser import c_ast as A
+        if d.name is None or isinstance(d.type, A.FuncDecl):
+            self.ctype(d.type)
+            return
+        t = self.ctype(d.type)
+        marks = self.marks(d)
+        loc = self.loc(d)
+        if "__shared__" in marks or "static" in (d.storage or []) and t.kind == "a" and False:
+            uname = self.unique(d.name)
+            self.module.state_spaces[uname] = "shared"
+            self.scope.vars[d.name] = ("mem", uname, t, "shared")
+            return
+        if "__constant__" in marks:
+            uname = self.unique(d.name)
+            self.module.state_spaces[uname] = "const"
+            self.scope.vars[d.name] = ("mem", uname, t, "const")
+            return
+        if "extern" in (d.storage or []):
+            self.scope.vars[d.name] = ("mem", d.name, t, "global")
+            return
+        if t.kind == "a":
+            uname = self.unique(d.name)
+            self.scope.vars[d.name] = ("mem", uname, t, "local")
+            if d.init is not None and isinstance(d.init, A.InitList):
+                base = self.temp("$a")
+                self.emit("mov.u64", (base,), (Sym(uname),), loc)
+                for k, e in enumerate(d.init.exprs[:64]):
+                    v, vt = self.rvalue(e)
+                    et = t.elem
+                    a2 = self.temp("$a")
+                    self.emit("add.s64", (a2,), (base, Imm(k * et.size)), loc)
+                    self.emit(f"st.local.{et.ptx}", (), (Addr(a2, 0), v), loc)
+            return
+        uname = self.unique(d.name)
+        reg = Reg(uname)
+        if d.init is not None:
+            if isinstance(d.init, A.InitList):
+                vals = [self.rvalue(e)[0] for e in d.init.exprs]
+                self.emit(f"mov.{t.ptx}", (reg,), tuple(vals[:1]) or (Imm(0),), loc) if False else \
+                    self.emit("call", (reg,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
+            else:
+                v, vt = self.rvalue(d.init)
+                if t.kind == "p" and vt.is_ptr and t.space is None and vt.space is not None:
+                    t = t.with_(space=vt.space)
+                if t.kind == "p" and vt.is_ptr and vt.vol and not t.elem.vol:
+                    pass
+                self.move(reg, v, t, vt, loc)
+        self.scope.vars[d.name] = ("reg", uname, t)
+
+    def move(self, dest, v, t, vt, loc):
+        if self.needs_cvt(t, vt) and not isinstance(v, Imm):
+            self.emit(f"cvt.{t.ptx}.{vt.ptx}", (dest,), (v,), loc)
+        else:
+            if isinstance(v, Imm) and t.kind == "f" and isinstance(v.value, int):
+                v = Imm(float(v.value))
+            self.emit(f"mov.{t.ptx if t.kind != 'pred' else 'pred'}", (dest,), (v,), loc)
+
+    @staticmethod
+    def needs_cvt(t, vt):
+        if t.kind == "pred" or vt.kind == "pred":
+            return False
+        if t.kind in ("b",) or vt.kind in ("b",):
+            return False
+        if t.is_ptr and vt.is_ptr:
+            return False
+        return (t.kind == "f") != (vt.kind == "f") or t.bits != vt.bits and not (t.is_ptr or vt.is_ptr)
+
+    def s_If(self, s):
+        p = self.cond(s.cond)
+        loc = self.loc(s.cond)
+        lelse = self.label()
+        self.emit("bra", (), (Sym(lelse),), loc, guard=(p.name, True))
+        self.stmt(s.iftrue)
+        if s.iffalse is not None:
+            lend = self.label()
+            self.emit("bra", (), (Sym(lend),), loc)
+            self.put_label(lelse, loc)
+            self.stmt(s.iffalse)
+            self.put_label(lend, loc)
+        else:
+            self.put_label(lelse, loc)
+
+    def s_While(self, s):
+        kw = self.loc(s)
+        head, end = self.label(), self.label()
+        self.put_label(head, kw)
+        cl = self.loc(s.cond)
+        p = self.cond(s.cond)
+        self.emit("bra", (), (Sym(end),), cl, guard=(p.name, True))
+        self.loops.append((end, head))
+        self.stmt(s.stmt)
+        self.loops.pop()
+        self.emit("bra", (), (Sym(head),), kw)
+        self.put_label(end, kw)
+
+    def s_DoWhile(self, s):
+        kw = self.loc(s)
+        top, cont, end = self.label(), self.label(), self.label()
+        self.put_label(top, kw)
+        self.loops.append((end, cont))
+        self.stmt(s.stmt)
+        self.loops.pop()
+        self.put_label(cont, kw)
+        cl = self.loc(s.cond)
+        p = self.cond(s.cond)
+        self.emit("bra", (), (Sym(top),), cl, guard=(p.name, False))
+        self.put_label(end, kw)
+
+    def s_For(self, s):
+        from pycparser import c_ast as A
+        kw = self.loc(s)
+        self.scope = Scope(self.scope)
+        if s.init is not None:
+            if isinstance(s.init, A.DeclList):
+                self.s_DeclList(s.init)
+            else:
+                self.rvalue(s.init)
+        head, cont, end = self.label(), self.label(), self.label()
+        self.put_label(head, kw)
+        if s.cond is not None:
+            cl = self.loc(s.cond)
+            p = self.cond(s.cond)
+            self.emit("bra", (), (Sym(end),), cl, guard=(p.name, True))
+        self.loops.append((end, cont))
+        self.stmt(s.stmt)
+        self.loops.pop()
+        self.put_label(cont, kw)
+        if s.next is not None:
+            self.cur_loc = self.loc(s.next)
+            self.rvalue(s.next)
+        self.emit("bra", (), (Sym(head),), kw)
+        self.put_label(end, kw)
+        self.scope = self.scope.parent
+
+    def s_Break(self, s):
+        if not self.loops:
+            raise Unsupported("break outside a loop or switch")
+        self.emit("bra", (), (Sym(self.loops[-1][0]),), self.loc(s))
+
+    def s_Continue(self, s):
+        target = next((c for b, c in reversed(self.loops) if c is not None), None)
+        if target is None:
+            raise Unsupported("continue outside a loop")
+        self.emit("bra", (), (Sym(target),), self.loc(s))
+
+    def s_Return(self, s):
+        loc = self.loc(s)
+        if s.expr is not None:
+            v, vt = self.rvalue(s.expr)
+            rt = self.ret_type
+            if rt.kind == "b" and rt.name == "void":
+                pass
+            else:
+                self.move(Reg("$ret"), v, rt, vt, loc)
+        self.emit("ret", loc=loc)
+
+    def user_label(self, name):
+        lab = self.user_labels.get(name)
+        if lab is None:
+            lab = self.user_labels[name] = f"{name}$"
+        return lab
+
+    def s_Label(self, s):
+        self.put_label(self.user_label(s.name), self.loc(s))
+        self.stmt(s.stmt)
+
+    def s_Goto(self, s):
+        self.emit("bra", (), (Sym(self.user_label(s.name)),), self.loc(s))
+
+    def s_Switch(self, s):
+        from pycparser import c_ast as A
+        loc = self.loc(s.cond)
+        v, vt = self.rvalue(s.cond)
+        end = self.label()
+        items = s.stmt.block_items if isinstance(s.stmt, A.Compound) else [s.stmt]
+        items = items or []
+        cases = []  # (label, node)
+        default = None
+        for it in items:
+            if isinstance(it, (A.Case, A.Default)):
+                lab = self.label()
+                cases.append((lab, it))
+                if isinstance(it, A.Default):
+                    default = lab
+        for lab, it in cases:
+            if isinstance(it, A.Case):
+                cv, ct = self.rvalue(it.expr)
+                p = self.pred()
+                self.emit(f"setp.eq.{vt.arith}", (p,), (v, cv), loc)
+                self.emit("bra", (), (Sym(lab),), loc, guard=(p.name, False))
+        self.emit("bra", (), (Sym(default or end),), loc)
+        self.loops.append((end, None))
+        self.scope = Scope(self.scope)
+        labels = {id(it): lab for lab, it in cases}
+        for it in items:
+            if id(it) in labels:
+                self.put_label(labels[id(it)], self.loc(it))
+                for st in it.stmts or ():
+                    self.stmt(st)
+            else:
+                self.stmt(it)
+        self.scope = self.scope.parent
+        self.loops.pop()
+        self.put_label(end, loc)
+
+    # -- expressions --------------------------------------------------------------------------
+    def cond(self, e) -> Reg:
+        """Lower a condition to a predicate register."""
+        from pycparser import c_ast as A
+        loc = self.loc(e)
+        if isinstance(e, A.BinaryOp) and e.op in _CMP:
+            a, at = self.rvalue(e.left)
+            b, bt = self.rvalue(e.right)
+            ty = self.common(at, bt)
+            p = self.pred()
+            self.emit(f"setp.{_CMP[e.op]}.{self.cmp_type(ty, at, bt)}", (p,), (a, b), loc)
+            return p
+        if isinstance(e, A.BinaryOp) and e.op in ("&&", "||"):
+            a = self.cond(e.left)
+            b = self.cond(e.right)
+            p = self.pred()
+            self.emit("and.pred" if e.op == "&&" else "or.pred", (p,), (a, b), loc)
+            return p
+        if isinstance(e, A.UnaryOp) and e.op == "!":
+            a = self.cond(e.expr)
+            p = self.pred()
+            self.emit("not.pred", (p,), (a,), loc)
+            return p
+        v, t = self.rvalue(e)
+        if t.kind == "pred":
+            return v
+        p = self.pred()
+        self.emit(f"setp.ne.{t.arith if t.kind != 'f' else t.arith}", (p,), (v, Imm(0.0 if t.kind == "f" else 0)), loc)
+        return p
+
+    def cmp_type(self, ty, at, bt):
+        if ty.kind == "f":
+            return ty.arith
+        if at.is_ptr or bt.is_ptr:
+            return "u64"
+        return ty.arith
+
+    def common(self, a: T, b: T) -> T:
+        if a.kind == "f" or b.kind == "f":
+            return DOUBLE if (a.kind == "f" and a.bits == 64 or b.kind == "f" and b.bits == 64) else FLOAT
+        if a.is_ptr:
+            return a
+        if b.is_ptr:
+            return b
+        if a.kind == "pred":
+            a = UINT
+        if b.kind == "pred":
+            b = UINT
+        bits = max(a.bits, b.bits, 32)
+        if bits > 64:
+            bits = 64
+        unsigned = (a.kind == "u" and a.bits >= bits) or (b.kind == "u" and b.bits >= bits)
+        return T("u" if unsigned else "s", bits)
+
+    def rvalue(self, e):
+        """Lower an expression; returns (operand, type)."""
+        m = getattr(self, "e_" + type(e).__name__, None)
+        if m is None:
+            raise Unsupported(f"unsupported expression {type(e).__name__}")
+        return m(e)
+
+    def e_Constant(self, e):
+        v = self.constant_value(e)
+        if v is None:
+            d = self.temp()
+            self.emit("mov.u64", (d,), (Sym("$string"),), self.loc(e))
+            return d, T("p", 64, elem=T("s", 8), space="const")
+        if isinstance(v, float):
+            return Imm(v), (FLOAT if e.value.lower().endswith("f") else DOUBLE)
+        suf = e.value.lower()
+        t = ULL if "u" in suf and "ll" in suf else LL if "ll" in suf else \
+            UINT if "u" in suf or (v > 0x7fffffff and v <= 0xffffffff) else INT
+        if v > 0xffffffff:
+            t = ULL if "u" in suf else LL
+        return Imm(v), t
+
+    def e_ID(self, e):
+        name = e.name
+        loc = self.loc(e)
+        if name == "warpSize":
+            return Imm(32), INT
+        v = self.scope.find(name)
+        if v is None:
+            if name in self.enums:
+                return Imm(self.enums[name]), INT
+            if name in self.funcs:
+                d = self.temp()
+                self.emit("mov.u64", (d,), (Sym(name),), loc)
+                return d, T("p", 64, elem=OPAQUE)
+            # unknown identifier (template value, macro we did not see, host global): uniform unknown
+            d = self.temp()
+            self.emit("ld.const.b32", (d,), (Addr(Sym(name), 0),), loc)
+            return d, INT
+        kind = v[0]
+        if kind == "reg":
+            return Reg(v[1]), v[2]
+        if kind == "imm":
+            return Imm(v[1]), v[2]
+        _, sym, t, space = v
+        if t.kind == "a":
+            d = self.temp("$a")
+            self.emit("mov.u64", (d,), (Sym(sym),), loc)
+            return d, T("p", 64, elem=self.row_type(t), space=space, vol=t.vol)
+        # scalar in memory
+        d = self.temp()
+        op = "ld." + ("volatile." if t.vol else "") + (space + "." if space else "") + t.ptx
+        self.emit(op, (d,), (Addr(Sym(sym), 0),), loc)
+        return d, t
+
+    @staticmethod
+    def row_type(t):
+        """The element type an array decays to a pointer to (a row for 2-D arrays)."""
+        if len(t.dims) > 1:
+            return T("a", 64, elem=t.elem, dims=t.dims[1:], vol=t.vol)
+        e = t.elem
+        return e.with_(vol=True) if t.vol and not e.vol else e
+
+    def address(self, e):
+        """Address of an lvalue in memory: (addr operand, element type, space, volatile) or
+        ('reg', name, type) for register variables."""
+        from pycparser import c_ast as A
+        loc = self.loc(e)
+        if isinstance(e, A.ID):
+            v = self.scope.find(e.name)
+            if v is not None and v[0] == "reg":
+                return ("reg", v[1], v[2])
+            if v is not None and v[0] == "mem":
+                _, sym, t, space = v
+                d = self.temp("$a")
+                self.emit("mov.u64", (d,), (Sym(sym),), loc)
+                return ("mem", d, t, space, t.vol)
+            if v is None and e.name in _SPECIAL:
+                raise Unsupported(f"assignment to '{e.name}'")
+            if v is None:
+                d = self.temp("$a")
+                self.emit("mov.u64", (d,), (Sym(e.name),), loc)
+                return ("mem", d, INT, None, False)
+            raise Unsupported("assignment to a constant")
+        if isinstance(e, A.ArrayRef):
+            base, bt = self.rvalue(e.name)
+            if not bt.is_ptr:
+                idx_base, it = base, bt
+                base, bt = self.rvalue(e.subscript)
+                sub_v, st = idx_base, it
+                if not bt.is_ptr:
+                    bt = T("p", 64, elem=OPAQUE)
+            else:
+                sub_v, st = self.rvalue(e.subscript)
+            elem = bt.elem or OPAQUE
+            a = self.offset(base, sub_v, st, elem.size, loc)
+            return ("mem", a, elem, bt.space, bt.vol or elem.vol)
+        if isinstance(e, A.UnaryOp) and e.op == "*":
+            base, bt = self.rvalue(e.expr)
+            elem = bt.elem if bt.is_ptr and bt.elem is not None else OPAQUE
+            return ("mem", base, elem, bt.space if bt.is_ptr else None, bt.vol or elem.vol)
+        if isinstance(e, A.StructRef):
+            if e.type == ".":
+                inner = self.address(e.name) if not (isinstance(e.name, A.ID) and e.name.name in _SPECIAL) else None
+                if inner is None:
+                    raise Unsupported("assignment to a built-in variable")
+                if inner[0] == "reg":
+                    ft = self.field_type(inner[2], e.field.name)
+                    return ("reg", f"{inner[1]}.{e.field.name}", ft)
+                st = inner[2]
+                off, ft = self.field_offset(st, e.field.name)
+                a = inner[1]
+                if off:
+                    a2 = self.temp("$a")
+                    self.emit("add.s64", (a2,), (a, Imm(off)), loc)
+                    a = a2
+                return ("mem", a, ft, inner[3], inner[4] or ft.vol)
+            base, bt = self.rvalue(e.name)
+            st = bt.elem if bt.is_ptr and bt.elem is not None else OPAQUE
+            off, ft = self.field_offset(st, e.field.name)
+            a = base
+            if off:
+                a = self.temp("$a")
+                self.emit("add.s64", (a,), (base, Imm(off)), loc)
+            return ("mem", a, ft, bt.space if bt.is_ptr else None, bt.vol or ft.vol)
+        if isinstance(e, A.Cast):
+            return self.address(e.expr)
+        # anything else: compute as an rvalue pointer
+        v, t = self.rvalue(e)
+        return ("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None, False)
+
+    def address_of_pointer(self, e):
+        from pycparser import c_ast as A
+        if isinstance(e, A.UnaryOp) and e.op == "&":
+            info = self.address(e.expr)
+            if info[0] == "reg":
+                d = self.temp("$a")
+                self.emit("mov.u64", (d,), (Sym(info[1]),), self.loc(e))
+                return ("mem", d, info[2], "local", False)
+            return info
+        v, t = self.rvalue(e)
+        return ("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None,
+                t.vol)
+
+    def field_type(self, st, name):
+        if st.kind == "b" and isinstance(st.name, tuple):
+            for fname, ft in st.name[2] or ():
+                if fname == name:
+                    return ft
+        if st.kind == "b" and isinstance(st.name, str) and st.name[-1:].isdigit():
+            base = st.name.rstrip("1234")
+            return {"float": FLOAT, "double": DOUBLE, "int": INT, "uint": UINT, "longlong": LL,
+                    "ulonglong": ULL, "char": T("s", 8), "uchar": T("u", 8), "short": T("s", 16),
+                    "ushort": T("u", 16), "long": LL, "ulong": ULL}.get(base, OPAQUE)
+        return OPAQUE
+
+    def field_offset(self, st, name):
+        if st.kind == "b" and isinstance(st.name, tuple):
+            off = 0
+            for fname, ft in st.name[2] or ():
+                if fname == name:
+                    return off, ft
+                off += ft.size
+        ft = self.field_type(st, name)
+        if name in ("x", "y", "z", "w"):
+            return "xyzw".index(name) * ft.size, ft
+        return 0, ft
+
+    def offset(self, base, idx, it, size, loc):
+        o = self.temp("$o")
+        if isinstance(idx, Imm) and isinstance(idx.value, int):
+            a = self.temp("$a")
+            self.emit("add.s64", (a,), (base, Imm(idx.value * size)), loc)
+            return a
+        if it.bits == 64 or it.is_ptr:
+            self.emit("mul.lo.s64", (o,), (idx, Imm(size)), loc)
+        else:
+            self.emit(f"mul.wide.{'u' if it.kind == 'u' else 's'}32", (o,), (idx, Imm(size)), loc)
+        a = self.temp("$a")
+        self.emit("add.s64", (a,), (base, o), loc)
+        return a
+
+    def load(self, addr_info, loc):
+        _, a, t, space, vol = addr_info
+        if t.kind == "a":  # row of a 2-D array: decays to a pointer
+            return a, T("p", 64, elem=self.row_type(t), space=space, vol=vol)
+        d = self.temp()
+        op = "ld." + ("volatile." if vol else "") + (space + "." if space else "") + t.ptx
+        self.emit(op, (d,), (Addr(a, 0),), loc)
+        return d, t
+
+    def store(self, addr_info, v, vt, loc):
+        if addr_info[0] == "reg":
+            _, name, t = addr_info
+            self.move(Reg(name), v, t, vt, loc)
+            return
+        _, a, t, space, vol = addr_info
+        if self.needs_cvt(t, vt) and not isinstance(v, Imm):
+            c = self.temp()
+            self.emit(f"cvt.{t.ptx}.{vt.ptx}", (c,), (v,), loc)
+            v = c
+        op = "st." + ("volatile." if vol else "") + (space + "." if space else "") + t.ptx
+        self.emit(op, (), (Addr(a, 0), v), loc)
+
+    def read_lvalue(self, info, loc):
+        if info[0] == "reg":
+            return Reg(info[1]), info[2]
+        return self.load(info, loc)
+
+    def e_ArrayRef(self, e):
+        return self.load(self.address(e), self.loc(e))
+
+    def e_StructRef(self, e):
+        from pycparser import c_ast as A
+        loc = self.loc(e)
+        if isinstance(e.name, A.ID) and e.name.name in _SPECIAL and self.scope.find(e.name.name) is None:
+            f = e.field.name
+            if f in ("x", "y", "z"):
+                return Reg(f"{_SPECIAL[e.name.name]}.{f}"), UINT
+        info = self.address(e)
+        return self.read_lvalue(info, loc)
+
+    def e_Assignment(self, e):
+        loc = self.loc(e)
+        if e.op == "=":
+            v, vt = self.rvalue(e.rvalue)
+            info = self.address(e.lvalue)
+            self.store(info, v, vt, loc)
+            if info[0] == "reg" and info[2].kind == "p" and vt.is_ptr and vt.space and info[2].space is None:
+                self.retag(e.lvalue, vt.space)
+            return (Reg(info[1]), info[2]) if info[0] == "reg" else (v, vt)
+        op = e.op[:-1]
+        info = self.address(e.lvalue)
+        cur, ct = self.read_lvalue(info, loc)
+        v, vt = self.rvalue(e.rvalue)
+        r, rt = self.binop(op, cur, ct, v, vt, loc)
+        self.store(info, r, rt, loc)
+        return (Reg(info[1]), info[2]) if info[0] == "reg" else (r, rt)
+
+    def retag(self, lv, space):
+        from pycparser import c_ast as A
+        if isinstance(lv, A.ID):
+            s = self.scope
+            while s is not None:
+                if lv.name in s.vars:
+                    v = s.vars[lv.name]
+                    if v[0] == "reg":
+                        s.vars[lv.name] = ("reg", v[1], v[2].with_(space=space))
+                    return
+                s = s.parent
+
+    def binop(self, op, a, at, b, bt, loc):
+        if op in ("+", "-") and (at.is_ptr or bt.is_ptr) and not (at.is_ptr and bt.is_ptr):
+            if bt.is_ptr:
+                a, at, b, bt = b, bt, a, at
+            elem = at.elem or OPAQUE
+            if op == "-":
+                n = self.temp()
+                self.emit(f"neg.{bt.arith}", (n,), (b,), loc)
+                b = n
+            r = self.offset(a, b, bt, elem.size, loc)
+            return r, (at if at.kind == "p" else T("p", 64, elem=elem, space=at.space, vol=at.vol))
+        if op == "-" and at.is_ptr and bt.is_ptr:
+            d = self.temp()
+            self.emit("sub.s64", (d,), (a, b), loc)
+            return d, LL
+        if op in ("<<", ">>"):
+            ty = self.common(at, at)
+        else:
+            ty = self.common(at, bt)
+        d = self.temp()
+        base = _ARITH[op]
+        if ty.kind == "f":
+            if op in ("%", "&", "|", "^", "<<", ">>"):
+                opcode = f"{base}.b{ty.bits}"
+            else:
+                opcode = f"{base}.{ty.arith}"
+        elif base == "mul":
+            opcode = f"mul.lo.{ty.arith}"
+        elif base in ("and", "or", "xor", "shl"):
+            opcode = f"{base}.b{ty.bits}"
+        else:
+            opcode = f"{base}.{ty.arith}"
+        if ty.kind == "f":
+            a = Imm(float(a.value)) if isinstance(a, Imm) and isinstance(a.value, int) else a
+            b = Imm(float(b.value)) if isinstance(b, Imm) and isinstance(b.value, int) else b
+        self.emit(opcode, (d,), (a, b), loc)
+        return d, ty
+
+    def e_BinaryOp(self, e):
+        loc = self.loc(e)
+        if e.op in _CMP or e.op in ("&&", "||"):
+            p = self.cond(e)
+            d = self.temp()
+            self.emit("selp.u32", (d,), (Imm(1), Imm(0), p), loc)
+            return d, INT
+        a, at = self.rvalue(e.left)
+        b, bt = self.rvalue(e.right)
+        if e.op not in _ARITH:
+            raise Unsupported(f"operator '{e.op}'")
+        return self.binop(e.op, a, at, b, bt, loc)
+
+    def e_UnaryOp(self, e):
+        from pycparser import c_ast as A
+        loc = self.loc(e)
+        op = e.op
+        if op == "!":
+            p = self.cond(e)
+            d = self.temp()
+            self.emit("selp.u32", (d,), (Imm(1), Imm(0), p), loc)
+            return d, INT
+        if op == "sizeof":
+            if isinstance(e.expr, A.Typename):
+                return Imm(self.ctype(e.expr.type).size), ULL
+            return Imm(4), ULL
+        if op == "&":
+            x = e.expr
+            info = self.address(x)
+            if info[0] == "reg":
+                d = self.temp("$a")
+                self.emit("mov.u64", (d,), (Sym(info[1]),), loc)
+                return d, T("p", 64, elem=info[2], space="local")
+            return info[1], T("p", 64, elem=info[2], space=info[3], vol=info[4])
+        if op == "*":
+            return self.load(self.address(e), loc)
+        if op in ("++", "--", "p++", "p--"):
+            info = self.address(e.expr)
+            cur, ct = self.read_lvalue(info, loc)
+            if info[0] == "reg":
+                old = self.temp()
+                if op.startswith("p"):
+                    self.emit(f"mov.{ct.ptx}", (old,), (cur,), loc)
+            r, rt = self.binop("+" if "+" in op else "-", cur, ct, Imm(1), INT, loc)
+            self.store(info, r, rt, loc)
+            if op.startswith("p"):
+                return (old, ct) if info[0] == "reg" else (cur, ct)
+            return (Reg(info[1]), ct) if info[0] == "reg" else (r, rt)
+        v, t = self.rvalue(e.expr)
+        if op == "+":
+            return v, t
+        if op == "-":
+            if isinstance(v, Imm):
+                return Imm(-v.value), t
+            d = self.temp()
+            self.emit(f"neg.{t.arith}", (d,), (v,), loc)
+            return d, self.common(t, t) if t.kind != "f" else t
+        if op == "~":
+            if isinstance(v, Imm) and isinstance(v.value, int):
+                ty = self.common(t, t)
+                return Imm(~v.value & ((1 << ty.bits) - 1) if ty.kind == "u" else ~v.value), ty
+            ty = self.common(t, t)
+            d = self.temp()
+            self.emit(f"not.b{ty.bits}", (d,), (v,), loc)
+            return d, ty
+        raise Unsupported(f"operator '{op}'")
+
+    def e_TernaryOp(self, e):
+        loc = self.loc(e)
+        p = self.cond(e.cond)
+        a, at = self.rvalue(e.iftrue)
+        b, bt = self.rvalue(e.iffalse)
+        ty = self.common(at, bt) if not (at.is_ptr or bt.is_ptr) else (at if at.is_ptr else bt)
+        d = self.temp()
+        self.emit(f"selp.{ty.ptx if ty.kind != 'f' else ty.arith}", (d,), (a, b, p), loc)
+        return d, ty
+
+    def e_Cast(self, e):
+        loc = self.loc(e)
+        t = self.ctype(e.to_type.type)
+        v, vt = self.rvalue(e.expr)
+        if t.kind == "b" and t.name == "void":
+            return v, vt
+        if t.is_ptr and vt.is_ptr and t.space is None:
+            t = t.with_(space=vt.space)
+        if isinstance(v, Imm):
+            if t.kind == "f":
+                return Imm(float(v.value)), t
+            if t.kind in ("s", "u") and isinstance(v.value, (int, float)):
+                iv = int(v.value)
+                if t.kind == "u" and 0 < t.bits <= 64:
+                    iv &= (1 << t.bits) - 1
+                return Imm(iv), t
+            return v, t
+        if self.needs_cvt(t, vt) or (t.kind != vt.kind and t.kind in ("s", "u", "f") and vt.kind in ("s", "u", "f")):
+            d = self.temp()
+            self.emit(f"cvt.{t.ptx}.{vt.ptx}", (d,), (v,), loc)
+            return d, t
+        return v, t
+
+    def e_ExprList(self, e):
+        r = (Imm(0), INT)
+        for x in e.exprs:
+            r = self.rvalue(x)
+        return r
+
+    def e_InitList(self, e):
+        vals = [self.rvalue(x)[0] for x in e.exprs]
+        d = self.temp()
+        self.emit("call", (d,), (Sym("$initlist"),) + tuple(vals[:8]), self.loc(e))
+        return d, OPAQUE
+
+    def e_CompoundLiteral(self, e):
+        t = self.ctype(e.type.type)
+        v, _ = self.e_InitList(e.init)
+        return v, t
+
+    def e_Typename(self, e):
+        return Imm(0), INT
+
+    def e_FuncCall(self, e):
+        from .intrinsics import call
+        return call(self, e)

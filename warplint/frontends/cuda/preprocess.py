@@ -1,0 +1,470 @@
+"""A small in-process C preprocessor that keeps every token's original location.
+
+Expanded macro bodies take the location of the macro name at the invocation; arguments keep
+their own.  `#include <...>` is not expanded (warplint knows the CUDA intrinsics); local
+`#include "..."` is followed relative to the including file, then the include paths.
+"""
+from __future__ import annotations
+
+import os
+
+from ...errors import InputError
+from ...ir import Loc
+from .lexer import Tok, tokenize
+
+MAX_INCLUDE_DEPTH = 24
+MAX_EXPANSION = 2_000_000
+
+
+class _Macro:
+    __slots__ = ("name", "params", "body", "variadic")
+
+    def __init__(self, name, params, body, variadic=False):
+        self.name = name
+        self.params = params  # None: object-like
+        self.body = body
+        self.variadic = variadic
+
+
+class PPError(Exception):
+    def __init__(self, tok: Tok, msg: str):
+        super().__init__(msg)
+        self.tok = tok
+        self.msg = msg
+
+
+def _lines(toks):
+    """Split into logical lines (lists of tokens without the nl token)."""
+    cur = []
+    for t in toks:
+        if t.kind == "nl":
+            if cur:
+                yield cur
+                cur = []
+        else:
+            cur.append(t)
+    if cur:
+        yield cur
+
+
+class Preprocessor:
+    def __init__(self, defines: dict[str, str], include_paths: list[str], main_path: str):
+        self.macros: dict[str, _Macro] = {}
+        self.include_paths = list(include_paths)
+        self.main_path = main_path
+        self.budget = MAX_EXPANSION
+        self.missing_includes: list[tuple[Tok, str]] = []
+        self.once: set[str] = set()
+        for k, v in defines.items():
+            self.define_text(k, v)
+
+    def define_text(self, name: str, value: str) -> None:
+        body = [t for t in tokenize(str(value), "<command line>") if t.kind != "nl"]
+        if "(" in name and name.endswith(")"):
+            n, _, ps = name[:-1].partition("(")
+            params = [p.strip() for p in ps.split(",") if p.strip()]
+            self.macros[n.strip()] = _Macro(n.strip(), params, body)
+        else:
+            self.macros[name] = _Macro(name, None, body)
+
+    # -- driver ---------------------------------------------------------------------------
+    def run(self, text: str, path: str, depth: int = 0) -> list[Tok]:
+        out: list[Tok] = []
+        self._file(text, path, depth, out)
+        return out
+
+    def _file(self, text, path, depth, out):
+        toks = tokenize(text, path)
+        stack: list[list[bool]] = []  # [active, taken_any, parent_active]
+        active = True
+        pending: list[Tok] = []
+
+        def flush():
+            if pending:
+                out.extend(self.expand(pending))
+                pending.clear()
+
+        lines = _lines(toks)
+        for ln in lines:
+            first = ln[0]
+            if not (first.text == "#" and first.kind == "op" and first.bol):
+                if active:
+                    pending.extend(ln)
+                continue
+            if len(ln) == 1:
+                continue
+            d = ln[1].text
+            rest = ln[2:]
+            if d in ("if", "ifdef", "ifndef"):
+                if not active:
+                    stack.append([False, True, False])
+                    continue
+                if d == "if":
+                    cond = self.eval_if(rest, ln[1])
+                elif d == "ifdef":
+                    cond = bool(rest) and rest[0].text in self.macros
+                else:
+                    cond = not (rest and rest[0].text in self.macros)
+                flush()
+                stack.append([cond, cond, True])
+                active = cond
+            elif d == "elif":
+                if not stack:
+                    raise PPError(ln[1], "#elif without #if")
+                st = stack[-1]
+                if st[2] and not st[1]:
+                    cond = self.eval_if(rest, ln[1])
+                    st[0] = cond
+                    st[1] = cond
+                else:
+                    st[0] = False
+                active = st[0]
+            elif d == "else":
+                if not stack:
+                    raise PPError(ln[1], "#else without #if")
+                st = stack[-1]
+                st[0] = st[2] and not st[1]
+                st[1] = True
+                active = st[0]
+            elif d == "endif":
+                if not stack:
+                    raise PPError(ln[1], "#endif without #if")
+                flush()
+                stack.pop()
+                active = stack[-1][0] if stack else True
+            elif not active:
+                continue
+            elif d == "define":
+                flush()
+                self.define(rest, ln[1])
+            elif d == "undef":
+                flush()
+                if rest:
+                    self.macros.pop(rest[0].text, None)
+            elif d == "include":
+                flush()
+                self.include(rest, ln[1], path, depth, out)
+            elif d == "pragma":
+                if rest and rest[0].text == "once":
+                    self.once.add(os.path.abspath(path))
+            elif d == "error":
+                pass  # reported by nvcc; we keep analysing what we can
+            # #line, #warning, #ident and unknown directives are ignored
+        flush()
+        if stack:
+            raise PPError(toks[-1] if toks else Tok("nl", "", path, 1, 1), "unterminated #if")
+
+    def include(self, rest, dtok, path, depth, out):
+        if rest and rest[0].kind == "id":
+            rest = self.expand(rest)
+        if not rest or rest[0].kind != "str":
+            return  # <system> headers are not expanded
+        name = rest[0].text[1:-1]
+        if depth >= MAX_INCLUDE_DEPTH:
+            raise PPError(dtok, f"#include nested deeper than {MAX_INCLUDE_DEPTH}")
+        cands = [os.path.join(os.path.dirname(path) or ".", name)]
+        cands += [os.path.join(p, name) for p in self.include_paths]
+        for c in cands:
+            if os.path.isfile(c):
+                ab = os.path.abspath(c)
+                if ab in self.once:
+                    return
+                try:
+                    with open(c, encoding="utf-8", errors="replace") as f:
+                        text = f.read()
+                except OSError:
+                    continue
+                shown = os.path.relpath(c) if not os.path.isabs(path) else ab
+                self._file(text.replace("\0", " "), os.path.normpath(shown), depth + 1, out)
+                return
+        self.missing_includes.append((dtok, name))
+
+    def define(self, rest, dtok):
+        if not rest or rest[0].kind != "id":
+            return
+        name = rest[0].text
+        if len(rest) > 1 and rest[1].text == "(" and rest[1].line == rest[0].line \
+                and rest[1].col == rest[0].col + len(name):
+            params = []
+            variadic = False
+            i = 2
+            while i < len(rest) and rest[i].text != ")":
+                t = rest[i]
+                if t.text == "...":
+                    variadic = True
+                    params.append("__VA_ARGS__")
+                elif t.kind == "id":
+                    if i + 1 < len(rest) and rest[i + 1].text == "...":
+                        variadic = True
+                        i += 1
+                    params.append(t.text)
+                i += 1
+            self.macros[name] = _Macro(name, params, rest[i + 1:], variadic)
+        else:
+            self.macros[name] = _Macro(name, None, rest[1:])
+
+    # -- #if ------------------------------------------------------------------------------
+    def eval_if(self, toks, dtok) -> bool:
+        # resolve `defined` before expansion
+        pre = []
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            if t.text == "defined":
+                if i + 1 < len(toks) and toks[i + 1].text == "(":
+                    name = toks[i + 2].text if i + 2 < len(toks) else ""
+                    i += 4
+                else:
+                    name = toks[i + 1].text if i + 1 < len(toks) else ""
+                    i += 2
+                pre.append(t.copy(kind="num", text="1" if name in self.macros else "0"))
+                continue
+            pre.append(t)
+            i += 1
+        exp = self.expand(pre, in_if=True)
+        try:
+            v = _IfEval(exp).run()
+        except (IndexError, ValueError, ZeroDivisionError, RecursionError):
+            raise PPError(dtok, "cannot evaluate #if expression") from None
+        return bool(v)
+
+    # -- macro expansion ------------------------------------------------------------------
+    def expand(self, toks: list[Tok], in_if: bool = False) -> list[Tok]:
+        macros = self.macros
+        out: list[Tok] = []
+        work = list(reversed(toks))  # stack; pop from the end
+        while work:
+            t = work.pop()
+            if t.kind != "id" or t.text not in macros or t.text in t.hide:
+                if t.kind == "id" and t.text in ("__LINE__", "__FILE__"):
+                    t = t.copy(kind="num", text=str(t.line)) if t.text == "__LINE__" else \
+                        t.copy(kind="str", text='"' + t.path.replace("\\", "/") + '"')
+                if in_if and t.text == "defined":
+                    pass
+                out.append(t)
+                continue
+            m = macros[t.text]
+            self.budget -= 1 + len(m.body)
+            if self.budget < 0:
+                raise PPError(t, "macro expansion too large")
+            if m.params is None:
+                hide = t.hide | {m.name}
+                body = [b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
+                        for b in m.body]
+                work.extend(reversed(body))
+                continue
+            if not work or work[-1].text != "(":
+                out.append(t)
+                continue
+            work.pop()
+            args: list[list[Tok]] = [[]]
+            level = 0
+            closing = None
+            while work:
+                a = work.pop()
+                if a.text == "(" and a.kind == "op":
+                    level += 1
+                elif a.text == ")" and a.kind == "op":
+                    if level == 0:
+                        closing = a
+                        break
+                    level -= 1
+                elif a.text == "," and level == 0 and a.kind == "op" and not (
+                        m.variadic and len(args) >= len(m.params)):
+                    args.append([])
+                    continue
+                args[-1].append(a)
+            if closing is None:
+                raise PPError(t, f"unterminated call of macro '{m.name}'")
+            if len(m.params) == 0 and args == [[]]:
+                args = []
+            hide = t.hide | closing.hide | {m.name}
+            body = self.substitute(m, args, t, in_if)
+            for b in body:
+                b.hide = b.hide | hide
+            work.extend(reversed(body))
+        return out
+
+    def substitute(self, m: _Macro, args, at: Tok, in_if) -> list[Tok]:
+        params = {p: i for i, p in enumerate(m.params)}
+        while len(args) < len(m.params):
+            args.append([])
+        body = m.body
+        out: list[Tok] = []
+        expanded: dict[int, list[Tok]] = {}
+        i = 0
+        n = len(body)
+        here = dict(path=at.path, line=at.line, col=at.col, bol=False)
+        while i < n:
+            b = body[i]
+            if b.text == "#" and i + 1 < n and body[i + 1].text in params:
+                arg = args[params[body[i + 1].text]]
+                s = " ".join(x.text for x in arg).replace("\\", "\\\\").replace('"', '\\"')
+                out.append(b.copy(kind="str", text=f'"{s}"', **here))
+                i += 2
+                continue
+            if b.text == "##" and out and i + 1 < n:
+                nxt = body[i + 1]
+                rhs = [x.copy() for x in args[params[nxt.text]]] if nxt.text in params else [nxt.copy(**here)]
+                left = out.pop()
+                if rhs:
+                    glued = tokenize(left.text + rhs[0].text, at.path)
+                    glued = [g for g in glued if g.kind != "nl"]
+                    if len(glued) == 1:
+                        out.append(left.copy(kind=glued[0].kind, text=glued[0].text))
+                    else:
+                        out.extend([left, rhs[0]])
+                    out.extend(rhs[1:])
+                else:
+                    out.append(left)
+                i += 2
+                continue
+            if b.text in params:
+                k = params[b.text]
+                if i + 1 < n and body[i + 1].text == "##":
+                    out.extend(x.copy() for x in args[k])
+                else:
+                    if k not in expanded:
+                        expanded[k] = self.expand(args[k], in_if)
+                    out.extend(x.copy() for x in expanded[k])
+                i += 1
+                continue
+            out.append(b.copy(**here))
+            i += 1
+        return out
+
+
+class _IfEval:
+    """Integer constant expressions of `#if`."""
+
+    _BIN = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
+            ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+
+    def __init__(self, toks):
+        self.t = [x.text for x in toks]
+        self.kinds = [x.kind for x in toks]
+        self.i = 0
+
+    def run(self):
+        v = self.cond()
+        if self.i != len(self.t):
+            raise ValueError("junk")
+        return v
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def cond(self):
+        c = self.binary(0)
+        if self.peek() == "?":
+            self.i += 1
+            a = self.cond()
+            if self.peek() != ":":
+                raise ValueError(":")
+            self.i += 1
+            b = self.cond()
+            return a if c else b
+        return c
+
+    def binary(self, level):
+        if level == len(self._BIN):
+            return self.unary()
+        v = self.binary(level + 1)
+        while self.peek() in self._BIN[level]:
+            op = self.t[self.i]
+            self.i += 1
+            w = self.binary(level + 1)
+            if op == "||":
+                v = int(bool(v) or bool(w))
+            elif op == "&&":
+                v = int(bool(v) and bool(w))
+            elif op == "|":
+                v |= w
+            elif op == "^":
+                v ^= w
+            elif op == "&":
+                v &= w
+            elif op == "==":
+                v = int(v == w)
+            elif op == "!=":
+                v = int(v != w)
+            elif op == "<":
+                v = int(v < w)
+            elif op == ">":
+                v = int(v > w)
+            elif op == "<=":
+                v = int(v <= w)
+            elif op == ">=":
+                v = int(v >= w)
+            elif op == "<<":
+                v = v << min(w, 64)
+            elif op == ">>":
+                v = v >> min(w, 64)
+            elif op == "+":
+                v += w
+            elif op == "-":
+                v -= w
+            elif op == "*":
+                v *= w
+            elif op == "/":
+                v = int(v / w)
+            elif op == "%":
+                v = v - int(v / w) * w
+        return v
+
+    def unary(self):
+        p = self.peek()
+        if p is None:
+            raise ValueError("end")
+        if p in ("!", "~", "-", "+"):
+            self.i += 1
+            v = self.unary()
+            return int(not v) if p == "!" else ~v if p == "~" else -v if p == "-" else v
+        if p == "(":
+            self.i += 1
+            v = self.cond()
+            if self.peek() != ")":
+                raise ValueError(")")
+            self.i += 1
+            return v
+        k = self.kinds[self.i]
+        self.i += 1
+        if k == "num":
+            return parse_int(p)
+        if k == "chr":
+            return char_value(p)
+        if k == "id":
+            return 1 if p == "true" else 0
+        raise ValueError(p)
+
+
+def parse_int(text: str) -> int:
+    s = text.replace("'", "").rstrip("uUlLzZ")
+    if s.lower().startswith("0x"):
+        return int(s, 16)
+    if s.lower().startswith("0b"):
+        return int(s[2:], 2)
+    if len(s) > 1 and s.startswith("0") and s.isdigit():
+        return int(s, 8)
+    return int(s)
+
+
+def char_value(text: str) -> int:
+    body = text[text.index("'") + 1:-1]
+    if body.startswith("\\"):
+        esc = {"n": 10, "t": 9, "0": 0, "\\": 92, "'": 39, '"': 34, "r": 13, "a": 7, "b": 8,
+               "f": 12, "v": 11}
+        if body[1:2] == "x":
+            return int(body[2:], 16)
+        if body[1:].isdigit():
+            return int(body[1:], 8)
+        return esc.get(body[1:2], 0)
+    return ord(body[0]) if body else 0
+
+
+def preprocess(text: str, path: str, defines: dict, include_paths: list) -> tuple[list[Tok], Preprocessor]:
+    pp = Preprocessor(defines, include_paths, path)
+    try:
+        return pp.run(text, path), pp
+    except PPError as e:
+        raise InputError(Loc(e.tok.path, e.tok.line, e.tok.col), e.msg) from None

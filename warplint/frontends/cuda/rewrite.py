@@ -1,0 +1,485 @@
+"""C++/CUDA token stream -> C that pycparser reads; every token keeps its original location.
+
+CUDA qualifiers become `_Alignas(<marker>)` specifiers (pycparser keeps them in `Decl.align`),
+so the lowering knows `__global__`, `__device__`, `__shared__` ... without re-reading source.
+"""
+from __future__ import annotations
+
+from .lexer import Tok
+
+MARK = {"__shared__": 7001, "__constant__": 7002, "__device__": 7003, "__managed__": 7003,
+        "__host__": 7004, "__global__": 7010}
+MARKERS = {v: k for k, v in MARK.items()}
+MARKERS[7003] = "__device__"
+
+DROP = {"__forceinline__", "__noinline__", "__inline__", "inline", "__inline", "__restrict__",
+        "__restrict", "restrict", "constexpr", "explicit", "virtual", "mutable", "typename",
+        "__host__device__", "__grid_constant__", "CUDA_CALLABLE", "static_assert_dummy",
+        "__extension__", "consteval", "constinit", "thread_local", "__thread", "noexcept",
+        "final", "override", "__cluster_dims__dummy"}
+DROP_WITH_PARENS = {"__launch_bounds__", "__align__", "__attribute__", "__declspec", "alignas",
+                    "__maxnreg__", "__cluster_dims__", "__builtin_assume_aligned_dummy",
+                    "noexcept", "decltype_dummy"}
+
+C_KEYWORDS = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while", "_Bool", "_Alignas", "_Alignof", "_Atomic",
+    "_Static_assert", "_Thread_local", "_Noreturn", "_Complex", "inline", "restrict"}
+TYPE_KEYWORDS = {"char", "double", "float", "int", "long", "short", "signed", "unsigned",
+                 "void", "_Bool", "bool"}
+
+VECTOR_BASE = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8,
+               "ulong": 8, "longlong": 8, "ulonglong": 8, "float": 4, "double": 8}
+BUILTIN_TYPES: dict[str, int] = {  # typedef name -> element size in bytes
+    "bool": 1, "size_t": 8, "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8, "ssize_t": 8,
+    "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+    "int64_t": 8, "uint64_t": 8, "uint": 4, "ushort": 2, "uchar": 1, "ulong": 8,
+    "__half": 2, "half": 2, "__half2": 4, "half2": 4, "__nv_bfloat16": 2, "__nv_bfloat162": 4,
+    "dim3": 12, "cudaStream_t": 8, "cudaError_t": 4, "__auto_t": 4, "wchar_t": 4,
+    "cudaTextureObject_t": 8, "cudaSurfaceObject_t": 8, "char16_t": 2, "char32_t": 4,
+}
+for _b, _s in VECTOR_BASE.items():
+    for _n in (1, 2, 3, 4):
+        BUILTIN_TYPES[f"{_b}{_n}"] = _s * _n
+
+
+def _tok(t: Tok, kind: str, text: str) -> Tok:
+    return Tok(kind, text, t.path, t.line, t.col, frozenset(), False)
+
+
+def _match(toks, i, open_, close):
+    """Index of the token closing toks[i] (== open_), or None."""
+    depth = 0
+    for j in range(i, len(toks)):
+        x = toks[j].text
+        if x == open_:
+            depth += 1
+        elif x == close:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _match_angle(toks, i, limit=64):
+    """Matching `>` for a template argument list opening at toks[i] == '<'."""
+    depth = 0
+    paren = 0
+    for j in range(i, min(len(toks), i + limit)):
+        x = toks[j].text
+        if x in (";", "{", "}", "&&", "||"):
+            return None
+        if x == "(":
+            paren += 1
+        elif x == ")":
+            paren -= 1
+            if paren < 0:
+                return None
+        elif paren == 0:
+            if x == "<":
+                depth += 1
+            elif x == ">":
+                depth -= 1
+            elif x == ">>":
+                depth -= 2
+            if depth <= 0 and x in (">", ">>"):
+                return j if depth == 0 else None
+    return None
+
+
+class Rewriter:
+    def __init__(self):
+        self.typedefs: set[str] = set(BUILTIN_TYPES)
+        self.templates: set[str] = set()
+        self.template_values: set[str] = set()  # non-type template parameters (uniform unknowns)
+
+    def run(self, toks: list[Tok]) -> list[Tok]:
+        toks = self._scopes(toks)
+        self._collect_templates(toks)
+        return self._rewrite(toks)
+
+    def _scopes(self, toks):
+        """`A::b` -> `A__b`; drop `namespace X {` ... `}` and `extern "C" {` ... `}`."""
+        out: list[Tok] = []
+        i = 0
+        n = len(toks)
+        closers: list[bool] = []  # per open brace: drop its closer?
+        while i < n:
+            t = toks[i]
+            x = t.text
+            if x == "::":
+                if out and out[-1].kind == "id" and i + 1 < n and toks[i + 1].kind == "id":
+                    prev = out[-1]
+                    if prev.text in ("std", "cub", "thrust", "cuda", "cooperative_groups", "cg") \
+                            and toks[i + 1].text not in ("numeric_limits",):
+                        out[-1] = toks[i + 1].copy(path=prev.path, line=prev.line, col=prev.col)
+                    else:
+                        out[-1] = prev.copy(text=prev.text + "__" + toks[i + 1].text)
+                    i += 2
+                    continue
+                i += 1  # leading ::, or A<..>::b
+                continue
+            if x == "namespace" and t.kind == "id":
+                j = i + 1
+                while j < n and toks[j].text not in ("{", ";", "="):
+                    j += 1
+                if j < n and toks[j].text == "{":
+                    closers.append(True)
+                    i = j + 1
+                    continue
+                while j < n and toks[j].text != ";":
+                    j += 1
+                i = j + 1
+                continue
+            if x == "extern" and i + 1 < n and toks[i + 1].kind == "str":
+                if i + 2 < n and toks[i + 2].text == "{":
+                    closers.append(True)
+                    i += 3
+                else:
+                    i += 2
+                continue
+            if x == "{":
+                closers.append(False)
+            elif x == "}":
+                if closers and closers.pop():
+                    i += 1
+                    continue
+            out.append(t)
+            i += 1
+        return out
+
+    def _collect_templates(self, toks):
+        n = len(toks)
+        for i, t in enumerate(toks):
+            if t.text == "template" and i + 1 < n and toks[i + 1].text == "<":
+                j = _match_angle(toks, i + 1, 256)
+                if j is None:
+                    continue
+                k = j + 1
+                depth = 0
+                while k < n and k < j + 200:
+                    x = toks[k].text
+                    if x in ("(", ";", "{", "=") and depth == 0:
+                        break
+                    if x == "<":
+                        depth += 1
+                    elif x == ">":
+                        depth -= 1
+                    k += 1
+                if k < n and toks[k].text in ("(", "{", ";") and k > 0 and toks[k - 1].kind == "id":
+                    self.templates.add(toks[k - 1].text)
+
+    def _rewrite(self, toks: list[Tok]) -> list[Tok]:
+        out: list[Tok] = []
+        n = len(toks)
+        i = 0
+        typedefs = self.typedefs
+        sig_depth = None  # paren depth of a function signature being read (top level)
+        depth_paren = 0
+        depth_brace = 0
+        while i < n:
+            t = toks[i]
+            x = t.text
+            k = t.kind
+            if k == "id":
+                if x in MARK:
+                    m = MARK[x]
+                    out += [_tok(t, "id", "_Alignas"), _tok(t, "op", "("), _tok(t, "num", str(m)), _tok(t, "op", ")")]
+                    i += 1
+                    continue
+                if x in ("asm", "__asm__", "__asm") and i + 1 < n:
+                    j = i + 1
+                    while j < n and toks[j].text in ("volatile", "__volatile__", "goto", "inline"):
+                        j += 1
+                    if j < n and toks[j].text == "(":
+                        e = _match(toks, j, "(", ")")
+                        if e is not None:
+                            out.extend(self._asm(t, toks[j + 1:e]))
+                            i = e + 1
+                            continue
+                if x in DROP:
+                    i += 1
+                    if x == "noexcept" and i < n and toks[i].text == "(":
+                        j = _match(toks, i, "(", ")")
+                        i = (j + 1) if j is not None else i
+                    continue
+                if x in DROP_WITH_PARENS:
+                    i += 1
+                    if i < n and toks[i].text == "(":
+                        j = _match(toks, i, "(", ")")
+                        i = (j + 1) if j is not None else i
+                    continue
+                if x == "template" and i + 1 < n and toks[i + 1].text == "<":
+                    j = _match_angle(toks, i + 1, 256)
+                    if j is not None:
+                        self._template_params(toks[i + 2:j])
+                        i = j + 1
+                        continue
+                if x in ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast") \
+                        and i + 1 < n and toks[i + 1].text == "<":
+                    j = _match_angle(toks, i + 1)
+                    if j is not None:
+                        out.append(_tok(t, "op", "("))
+                        out.extend(self._rewrite(toks[i + 2:j]))
+                        out.append(_tok(t, "op", ")"))
+                        i = j + 1
+                        continue
+                if x == "using":
+                    j = i
+                    while j < n and toks[j].text != ";":
+                        j += 1
+                    if i + 2 < n and toks[i + 1].kind == "id" and toks[i + 2].text == "=":
+                        name = toks[i + 1]
+                        typedefs.add(name.text)
+                        out.append(_tok(t, "id", "typedef"))
+                        out.extend(self._rewrite(toks[i + 3:j]))
+                        out.append(name)
+                        out.append(_tok(toks[j] if j < n else t, "op", ";"))
+                    i = j + 1
+                    continue
+                if x in ("true", "false"):
+                    out.append(_tok(t, "num", "1" if x == "true" else "0"))
+                    i += 1
+                    continue
+                if x in ("nullptr", "NULL"):
+                    out.append(_tok(t, "num", "0"))
+                    i += 1
+                    continue
+                if x == "auto":
+                    out.append(_tok(t, "id", "__auto_t"))
+                    i += 1
+                    continue
+                if x == "class" and not (out and out[-1].text in ("enum",)):
+                    out.append(_tok(t, "id", "struct"))
+                    i += 1
+                    continue
+                if x == "class":
+                    i += 1
+                    continue
+                if x == "bool":
+                    out.append(t)
+                    i += 1
+                    continue
+                # template arguments on a known template, or before ::
+                if i + 1 < n and toks[i + 1].text == "<" and (x in self.templates or x in typedefs):
+                    j = _match_angle(toks, i + 1)
+                    if j is not None and (j + 1 >= n or toks[j + 1].text in ("(", "::", "*", "&", ")", ",", ">")
+                                          or toks[j + 1].kind == "id"):
+                        out.append(t)
+                        i = j + 1
+                        continue
+                # functional casts: int(x) -> (int)(x)
+                if x in TYPE_KEYWORDS and i + 1 < n and toks[i + 1].text == "(" and out and (
+                        out[-1].kind == "op" and out[-1].text not in (")", "]") or out[-1].text == "return"):
+                    out += [_tok(t, "op", "("), t, _tok(t, "op", ")")]
+                    i += 1
+                    continue
+                # reference declarators: T &x -> T x
+            if x in ("&", "&&") and i + 1 < n and toks[i + 1].kind == "id" and out:
+                prev = out[-1]
+                nxt2 = toks[i + 2].text if i + 2 < n else ""
+                in_sig = sig_depth is not None and depth_paren >= sig_depth
+                if ((prev.text in TYPE_KEYWORDS or prev.text in typedefs or prev.text in (">", "*", "const"))
+                        and nxt2 in ("=", ",", ")", ";", "[")) or (
+                        in_sig and prev.kind == "id" and prev.text not in C_KEYWORDS - TYPE_KEYWORDS
+                        and nxt2 in (",", ")", "=", "[")):
+                    i += 1
+                    continue
+            if x in ("&", "&&") and i + 1 < n and toks[i + 1].text in (",", ")") and out and \
+                    sig_depth is not None and (out[-1].kind == "id" or out[-1].text == "*"):
+                i += 1  # unnamed reference parameter
+                continue
+            if x == "=" and sig_depth is not None and depth_paren >= sig_depth and depth_brace == 0:
+                # default argument: skip to , or ) at this depth
+                j = i + 1
+                d = 0
+                while j < n:
+                    y = toks[j].text
+                    if y in ("(", "[", "{"):
+                        d += 1
+                    elif y in (")", "]", "}"):
+                        if d == 0:
+                            break
+                        d -= 1
+                    elif y == "," and d == 0:
+                        break
+                    j += 1
+                i = j
+                continue
+            if x == "[" and i + 1 < n and toks[i + 1].text == "[":  # [[attributes]]
+                j = _match(toks, i, "[", "]")
+                if j is not None:
+                    i = j + 1
+                    continue
+            if x == "(":
+                depth_paren += 1
+                if depth_brace == 0 and depth_paren == 1 and out and out[-1].kind == "id":
+                    sig_depth = 1
+            elif x == ")":
+                depth_paren -= 1
+                if depth_paren < (sig_depth or 0):
+                    sig_depth = None
+            elif x == "{":
+                depth_brace += 1
+                sig_depth = None
+            elif x == "}":
+                depth_brace -= 1
+            elif x == ";" and depth_brace == 0:
+                sig_depth = None
+            if x == "typedef":
+                self._note_typedef(toks, i)
+            out.append(t)
+            i += 1
+        self._guess_types(out)
+        return out
+
+    def _asm(self, t, inner):
+        """asm("tmpl" : "=r"(x) : "r"(y) : "memory") -> __warplint_asm("tmpl", __asm_out("=r", x), __asm_in("r", y))"""
+        groups: list[list[Tok]] = [[]]
+        depth = 0
+        for x in inner:
+            if x.text in ("(", "["):
+                depth += 1
+            elif x.text in (")", "]"):
+                depth -= 1
+            elif x.text == ":" and depth == 0 and len(groups) < 4:
+                groups.append([])
+                continue
+            groups[-1].append(x)
+        out = [_tok(t, "id", "__warplint_asm"), _tok(t, "op", "(")]
+        out.extend(x for x in groups[0] if x.kind == "str")
+        if not groups[0] or groups[0][0].kind != "str":
+            out.append(_tok(t, "str", '""'))
+        for gi, kind in ((1, "__asm_out"), (2, "__asm_in")):
+            if gi >= len(groups):
+                break
+            g = groups[gi]
+            k = 0
+            while k < len(g):
+                if g[k].text == "[":  # [name] "r"(x)
+                    while k < len(g) and g[k].text != "]":
+                        k += 1
+                    k += 1
+                    continue
+                if g[k].kind == "str" and k + 1 < len(g) and g[k + 1].text == "(":
+                    e = _match(g, k + 1, "(", ")")
+                    if e is None:
+                        break
+                    out += [_tok(g[k], "op", ","), _tok(g[k], "id", kind), _tok(g[k], "op", "("), g[k],
+                            _tok(g[k], "op", ",")]
+                    out.extend(self._rewrite(g[k + 2:e]))
+                    out.append(_tok(g[k], "op", ")"))
+                    k = e + 1
+                    continue
+                k += 1
+        out.append(_tok(t, "op", ")"))
+        return out
+
+    def _note_typedef(self, toks, i):
+        depth = 0
+        for j in range(i + 1, min(len(toks), i + 4000)):
+            x = toks[j].text
+            if x in ("{", "(", "["):
+                depth += 1
+            elif x in ("}", ")", "]"):
+                depth -= 1
+            elif x == ";" and depth <= 0:
+                k = j - 1
+                while k > i and toks[k].kind != "id":
+                    k -= 1
+                # function-pointer typedef: typedef void (*name)(...)
+                for q in range(i + 1, j):
+                    if toks[q].text == "(" and q + 2 < j and toks[q + 1].text == "*" and toks[q + 2].kind == "id":
+                        k = q + 2
+                        break
+                self.typedefs.add(toks[k].text)
+                return
+
+    def _template_params(self, ps):
+        # split at top-level commas
+        parts: list[list[Tok]] = [[]]
+        depth = 0
+        for t in ps:
+            if t.text in ("<", "("):
+                depth += 1
+            elif t.text in (">", ")"):
+                depth -= 1
+            elif t.text == "," and depth == 0:
+                parts.append([])
+                continue
+            parts[-1].append(t)
+        for p in parts:
+            if not p:
+                continue
+            eq = next((j for j, t in enumerate(p) if t.text == "="), len(p))
+            names = [t for t in p[:eq] if t.kind == "id"]
+            if not names:
+                continue
+            name = names[-1].text
+            if p[0].text in ("typename", "class") or (p[0].text == "template"):
+                self.typedefs.add(name)
+            else:
+                self.template_values.add(name)
+
+    def _guess_types(self, toks):
+        """Identifiers used as types: `Foo x`, `Foo *x` in declarations, `(Foo *)` casts."""
+        typedefs = self.typedefs
+        n = len(toks)
+        for i in range(n - 1):
+            t = toks[i]
+            if t.kind != "id" or t.text in C_KEYWORDS or t.text in typedefs:
+                continue
+            prev = toks[i - 1].text if i else ";"
+            if prev in ("struct", "union", "enum", "goto", ".", "->"):
+                continue
+            nx = toks[i + 1]
+            if nx.kind == "id" and nx.text not in C_KEYWORDS and nx.text != "_Alignas":
+                typedefs.add(t.text)
+            elif nx.kind == "id" and nx.text in ("const", "volatile"):
+                typedefs.add(t.text)
+            elif nx.text == "*" and prev in ("(", ",", "{", ";", "}", "const", "volatile", ")") and i + 2 < n:
+                j = i + 1
+                while j < n and toks[j].text in ("*", "const", "volatile"):
+                    j += 1
+                if j < n and (toks[j].text == ")" and prev == "(" or
+                              toks[j].kind == "id" and j + 1 < n and toks[j + 1].text in (",", ")", "=", ";", "[")
+                              and prev in ("(", ",", "{", ";", "}", "const", "volatile")):
+                    if prev in ("(", ",") and toks[j].kind == "id":
+                        # a * b inside a call is ambiguous; only in a declaration-like context
+                        if not (j + 1 < n and toks[j + 1].text in (",", ")") and _sig_like(toks, i)):
+                            continue
+                    typedefs.add(t.text)
+            elif nx.text == ")" and prev == "(" and i + 2 < n and (toks[i + 2].kind in ("id", "num")
+                                                                  and toks[i + 2].text not in C_KEYWORDS):
+                typedefs.add(t.text)
+
+
+def _sig_like(toks, i) -> bool:
+    """Is toks[i] inside a parameter list of a top-level declaration?"""
+    depth = 0
+    for j in range(i - 1, max(-1, i - 400), -1):
+        x = toks[j].text
+        if x == ")":
+            depth += 1
+        elif x == "(":
+            if depth == 0:
+                return j > 0 and toks[j - 1].kind == "id" and _top_level(toks, j - 1)
+            depth -= 1
+        elif x in ("{", "}", ";"):
+            return False
+    return False
+
+
+def _top_level(toks, i) -> bool:
+    depth = 0
+    for j in range(i - 1, max(-1, i - 4000), -1):
+        x = toks[j].text
+        if x == "}":
+            depth += 1
+        elif x == "{":
+            if depth == 0:
+                return False
+            depth -= 1
+    return True
