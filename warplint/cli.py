@@ -77,6 +77,10 @@ def _split(values) -> list[str]:
 
 
 def _err(msg: str) -> None:
+    try:
+        sys.stdout.flush()  # keep the report and the messages in order on a terminal
+    except Exception:
+        pass
     sys.stderr.write(msg.rstrip("\n") + "\n")
 
 
@@ -127,7 +131,8 @@ def cmd_rules(argv: list[str]) -> int:
 
 def rules_markdown(docs) -> str:
     rows = ["| Rule | Slug | Default severity | Summary |", "|---|---|---|---|"]
-    rows += [f"| [{d.id}](rules/{d.doc_name}) | `{d.slug}` | {d.severity} | {d.summary} |" for d in docs]
+    rows += [f"| [{d.id}](rules/{d.doc_name}) | `{d.slug}` | {d.severity} | {d.summary.replace('|', chr(92) + '|')} |"
+             for d in docs]
     return "\n".join(rows) + "\n"
 
 
