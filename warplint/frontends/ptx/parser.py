@@ -21,7 +21,8 @@ from ...targets import parse_ptx_target
 _TOKEN = re.compile(
     r"""(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*
     (?:
-      (?P<D>\.[A-Za-z_$][\w$]*(?:\.[\w$]+)*)
+      (?P<L>\.loc(?![\w$.])[^\n]*)
+     |(?P<D>\.[A-Za-z_$][\w$]*(?:\.[\w$]+)*)
      |(?P<N>[A-Za-z_$%][\w$]*(?:\.[\w$]+)*)
      |(?P<F>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$])|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
      |(?P<I>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+U?)
@@ -33,7 +34,7 @@ _TOKEN = re.compile(
     )""",
     re.X | re.ASCII,
 )
-_KINDS = [None] + [None] * 9
+_KINDS = [None] * 12
 for _name, _idx in _TOKEN.groupindex.items():
     _KINDS[_idx] = _name
 
@@ -63,6 +64,7 @@ _LABEL_OPERANDS = frozenset({"bra", "brx", "call"})
 _CLOSERS = frozenset({",", "(", "{", "[", "|", "+", "-", "!"})
 _OPENERS_NEXT = frozenset({")", "}", "]", ",", "|", ";", "+"})
 _MAX_SHOW = 40
+_EMPTY = frozenset()
 
 
 def _show(text: str) -> str:
@@ -138,6 +140,7 @@ class _Parser:
         self.i = 0
         self.files: dict[int, str] = {}
         self.cur_loc: tuple | None = None
+        self.loc_cache: dict[str, tuple] = {}
         self.pending: list[Instr] = []  # instructions under a `.loc`, in order
         self.mapped: list[tuple[int, tuple]] = []  # (index into pending, (file, line, col))
         self.regcache: dict[str, Reg] = {}
@@ -227,10 +230,14 @@ class _Parser:
         if not pending:
             return
         bounds = [m[0] for m in mapped[1:]] + [len(pending)]
+        cache: dict = {}
         for (start, (fileno, line, col)), end in zip(mapped, bounds):
             if start >= end or fileno not in files:
                 continue
-            loc = Loc(files[fileno], line, col)
+            key = (fileno, line, col)
+            loc = cache.get(key)
+            if loc is None:
+                loc = cache[key] = Loc(files[fileno], line, col)
             for n in range(start, end):
                 ins = pending[n]
                 ins.raw_loc = ins.loc
@@ -247,7 +254,9 @@ class _Parser:
             k, v, p = toks[self.i]
             if k == "Z":
                 break
-            if k == "D":
+            if k == "L":
+                self.loc_directive(p, v)
+            elif k == "D":
                 self.module_directive(module, k, v, p)
             elif k == "@" and toks[self.i + 1][0] == "@":
                 self.i += 1
@@ -297,8 +306,6 @@ class _Parser:
             self.expect("I", "a number after '.address_size'")
         elif v == ".file":
             self.file_directive(p)
-        elif v == ".loc":
-            self.loc_directive(p)
         elif v == ".section":
             self.skip_section(p)
         elif v == ".pragma":
@@ -344,26 +351,28 @@ class _Parser:
         self.i += 1
         self.skip_to(end)
 
-    def loc_directive(self, p: int) -> None:
-        end = self.end_of_line(p)
-        m = _LOC_ARGS.match(self.text, p + 4, end)
-        if not m:
-            raise self.error(p, "expected '.loc <file> <line> <column>'")
+    def loc_directive(self, p: int, v: str) -> None:
+        """`.loc file line col[, function_name f, inlined_at file line col]` (token text `v`)."""
         self.i += 1
-        self.skip_to(end)
-        if m[4] and int(m[5]):
-            # code inlined from a helper (often a toolkit header): report at the call site
-            fileno, line = int(m[4]), int(m[5])
-            col = int(m[6]) if m[6] else 1
-        else:
-            fileno, line = int(m[1]), int(m[2])
-            col = int(m[3]) if m[3] else 1
-        if not self.map_locations or line == 0:
+        key = self.loc_cache.get(v)
+        if key is None:
+            m = _LOC_ARGS.match(v, 4)
+            if not m:
+                raise self.error(p, "expected '.loc <file> <line> <column>'")
+            if m[4] and int(m[5]):
+                # code inlined from a helper (often a toolkit header): report at the call site
+                fileno, line = int(m[4]), int(m[5])
+                col = int(m[6]) if m[6] else 1
+            else:
+                fileno, line = int(m[1]), int(m[2])
+                col = int(m[3]) if m[3] else 1
+            key = self.loc_cache[v] = (fileno, line, max(col, 1)) if line else ()
+        if not key or not self.map_locations:
             self.cur_loc = None
         else:
             # nvcc writes the `.file` table at the end: resolved in `finish_locations`
-            self.cur_loc = (fileno, line, max(col, 1))
-            self.mapped.append((len(self.pending), self.cur_loc))
+            self.cur_loc = key
+            self.mapped.append((len(self.pending), key))
 
     def skip_section(self, p: int) -> None:
         toks = self.toks
@@ -575,12 +584,12 @@ class _Parser:
                 i = self.instruction(i, out, scopes, top, fn_regs, regcache, statements,
                                      label_scope_ids, branch_fixups, text)
                 continue
+            if k == "L":
+                self.i = i
+                self.loc_directive(p, v)
+                i = self.i
+                continue
             if k == "D":
-                if v == ".loc":
-                    self.i = i
-                    self.loc_directive(p)
-                    i = self.i
-                    continue
                 if v == ".reg" or v in _SPACES:
                     self.i = i
                     space = _SPACES.get(v)
@@ -755,32 +764,26 @@ class _Parser:
         if k != "N":
             self.i = i
             raise self.tok_error(toks[i], "an instruction opcode")
-        i += 1
-        # operands up to ';'
-        j = i
-        depth = 0
-        while True:
-            tk = toks[j][0]
-            if tk == ";":
-                break
-            elif tk in "([{":
-                depth += 1
-            elif tk in ")]}":
-                depth -= 1
-                if depth < 0:
-                    self.missing_semicolon(j - 1)
-            elif tk in "DZUE@:":
-                self.missing_semicolon(j - 1)
-            j += 1
-        semi = toks[j][2]
-        raw = text[start:semi]
-        if "\n" in raw:
-            self.check_newlines(i - 1, j)
-            raw = " ".join(part.split("//", 1)[0].strip() for part in raw.split("\n"))
-            raw = " ".join(raw.split())
         base = opcode.split(".", 1)[0]
         label_ops = base in _LABEL_OPERANDS
-        ops, negated, first_group = self.operands(i, j, scopes, fn_regs, statements, label_ops, base)
+        ops, negated, first_group, j = self.operands(i + 1, scopes, fn_regs, statements, label_ops)
+        semi = toks[j][2]
+        raw = text[start:semi]
+        ln = bisect_right(self.line_starts, start)
+        col = start - self.line_starts[ln - 1] + 1
+        if "\n" in raw:
+            self.check_newlines(i, j)
+            raw = " ".join(part.split("//", 1)[0].strip() for part in raw.split("\n"))
+            raw = " ".join(raw.split())
+            eln, ecol = self.pos(semi)
+            if ln == 1:
+                col += self.col_off
+            ln += self.line_off
+        else:
+            if ln == 1:
+                col += self.col_off
+            ln += self.line_off
+            eln, ecol = ln, col + (semi - start)
         if base == "call":
             dests, srcs = self.call_operands(ops, first_group, j)
         elif ops and first_group and (base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX)) \
@@ -792,10 +795,8 @@ class _Parser:
         else:
             dests = ()
             srcs = tuple(ops)
-        ln, col = self.pos(start)
-        eln, ecol = self.pos(semi)
-        raw_loc = Loc(self.path, ln, col, eln, ecol + 1)
-        ins = Instr(opcode, dests, srcs, raw_loc, guard, None, raw, negated or frozenset())
+        ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, eln, ecol + 1), guard, None, raw,
+                    negated or _EMPTY)
         out.append(ins)
         if self.cur_loc is not None:
             self.pending.append(ins)
@@ -825,7 +826,7 @@ class _Parser:
             if text.find("\n", p + len(v), np_) >= 0:
                 if k in _CLOSERS or nk in _OPENERS_NEXT:
                     continue
-                if n == i and nk in "N[{(-!":  # opcode on its own line
+                if n == i and nk in "[{(":  # opcode, then the operands on the next line
                     continue
                 raise self.error(p + len(v), "expected ';' after instruction")
 
@@ -848,116 +849,127 @@ class _Parser:
             return self.reg(name)
         return self.sym(name)
 
-    def operands(self, i, j, scopes, fn_regs, statements, label_ops, base):
-        """Operands in toks[i:j] -> (list, negated indices, size of the first comma group)."""
+    def operands(self, n, scopes, fn_regs, statements, label_ops):
+        """Operands from toks[n] up to the ';' -> (list, negated indices, size of the first
+        comma group, index of the ';')."""
         toks = self.toks
         ops: list = []
         negated = None
-        first_group = 0
-        group_no = 0
-        n = i
-        while n < j:
-            k, v, p = toks[n]
+        first_group = -1
+        regcache = self.regcache
+        nested = len(scopes) > 1
+        top = scopes[0][0]
+        k, v, p = toks[n]
+        if k == ";":
+            return ops, None, 0, n
+        while True:
             neg = False
             if k == "!":
                 neg = True
                 n += 1
                 k, v, p = toks[n]
             if k == "N":
-                op = self.resolve(v, scopes, fn_regs, statements, label_ops)
+                if nested or v in top or v[0] != "%":
+                    op = self.resolve(v, scopes, fn_regs, statements, label_ops)
+                else:
+                    op = regcache.get(v)
+                    if op is None:
+                        op = regcache[v] = Reg(v)
                 n += 1
-                if n < j and toks[n][0] in "+-" and toks[n + 1][0] == "I":
-                    off = _int(toks[n + 1][1])
-                    op = Addr(op, off if toks[n][0] == "+" else -off)
+                k2 = toks[n][0]
+                if (k2 == "+" or k2 == "-") and toks[n + 1][0] == "I":
+                    off = self.number(toks[n + 1][1], toks[n + 1][2])
+                    op = Addr(op, off if k2 == "+" else -off)
                     n += 2
             elif k == "I":
                 op = Imm(self.number(v, p))
                 n += 1
+            elif k == "[":
+                op, n = self.address(n + 1, scopes, fn_regs, statements)
             elif k == "F":
                 op = Imm(_float(v))
                 n += 1
-            elif k == "-" and n + 1 < j and toks[n + 1][0] in "IF":
+            elif k == "-" and toks[n + 1][0] in "IF":
                 t = toks[n + 1]
                 op = Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1])))
                 n += 2
-            elif k == "[":
-                op, n = self.address(n + 1, j, scopes, fn_regs, statements)
-            elif k == "{":
-                items = []
-                n += 1
-                while True:
-                    tk, tv, tp = toks[n]
-                    if tk == "N":
-                        items.append(self.resolve(tv, scopes, fn_regs, statements, False))
-                        n += 1
-                    elif tk in "IF":
-                        items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
-                        n += 1
-                    elif tk == "-" and toks[n + 1][0] in "IF":
-                        t = toks[n + 1]
-                        items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
-                        n += 2
-                    else:
-                        raise self.tok_error(toks[n], "a vector element")
-                    tk = toks[n][0]
-                    if tk == ",":
-                        n += 1
-                        continue
-                    if tk == "}":
-                        n += 1
-                        break
-                    raise self.tok_error(toks[n], "',' or '}' in a vector operand")
-                op = Vec(tuple(items))
-            elif k == "(":
-                # call argument / return lists: flattened, the group is remembered by the caller
-                n += 1
-                items = []
-                while toks[n][0] != ")":
-                    tk, tv, tp = toks[n]
-                    if tk == "N":
-                        items.append(self.resolve(tv, scopes, fn_regs, statements, False))
-                        n += 1
-                    elif tk in "IF":
-                        items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
-                        n += 1
-                    elif tk == "-" and toks[n + 1][0] in "IF":
-                        t = toks[n + 1]
-                        items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
-                        n += 2
-                    elif tk == "[":
-                        a, n = self.address(n + 1, j, scopes, fn_regs, statements)
-                        items.append(a)
-                    else:
-                        raise self.tok_error(toks[n], "a call argument")
-                    if toks[n][0] == ",":
-                        n += 1
-                    elif toks[n][0] != ")":
-                        raise self.tok_error(toks[n], "',' or ')' in an argument list")
-                n += 1
-                op = _Group(items)
+            elif k == "{" or k == "(":
+                op, n = self.group(n, scopes, fn_regs, statements)
             else:
-                raise self.tok_error(toks[n], "an operand")
+                self.operand_error(n)
             if neg:
                 if negated is None:
                     negated = set()
                 negated.add(len(ops))
             ops.append(op)
-            if n < j:
-                tk = toks[n][0]
-                if tk == "|":
-                    n += 1
-                    continue
-                if tk != ",":
-                    raise self.tok_error(toks[n], "',' or ';' after an operand")
+            k, v, p = toks[n]
+            if k == ",":
+                if first_group < 0:
+                    first_group = len(ops)
                 n += 1
-                if n >= j:
+                k, v, p = toks[n]
+                if k == ";":
                     raise self.tok_error(toks[n], "an operand after ','")
-            if group_no == 0:
-                first_group = len(ops)
-            group_no += 1
-        if group_no == 0:
-            first_group = len(ops)
-        return ops, (frozenset(negated) if negated else None), first_group
+                continue
+            if k == ";":
+                if first_group < 0:
+                    first_group = len(ops)
+                return ops, (frozenset(negated) if negated else None), first_group, n
+            if k == "|":
+                n += 1
+                k, v, p = toks[n]
+                continue
+            self.operand_error(n, after=True)
+
+    def operand_error(self, n: int, after: bool = False):
+        toks = self.toks
+        k, v, p = toks[n]
+        prev = toks[n - 1]
+        if k in "DZUE@:L" or k == "}" or k == "{" and after or (
+                self.text.find("\n", prev[2] + len(prev[1]), p) >= 0 and after):
+            self.missing_semicolon(n - 1)
+        if after:
+            raise self.tok_error(toks[n], "',' or ';' after an operand")
+        raise self.tok_error(toks[n], "an operand")
+
+    def group(self, n, scopes, fn_regs, statements):
+        """`{a, b}` (a vector) or `(a, b)` (call arguments / returns) at toks[n]."""
+        toks = self.toks
+        close = "}" if toks[n][0] == "{" else ")"
+        items = []
+        n += 1
+        if close == ")" and toks[n][0] == ")":
+            return _Group(items), n + 1
+        while True:
+            tk, tv, tp = toks[n]
+            if tk == "N":
+                items.append(self.resolve(tv, scopes, fn_regs, statements, False))
+                n += 1
+            elif tk in "IF":
+                items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
+                n += 1
+            elif tk == "-" and toks[n + 1][0] in "IF":
+                t = toks[n + 1]
+                items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
+                n += 2
+            elif tk == "[" and close == ")":
+                a, n = self.address(n + 1, scopes, fn_regs, statements)
+                items.append(a)
+            else:
+                if tk in "DZUE@:L;":
+                    self.missing_semicolon(n - 1)
+                raise self.tok_error(toks[n], "a vector element" if close == "}" else "a call argument")
+            tk = toks[n][0]
+            if tk == ",":
+                n += 1
+                continue
+            if tk == close:
+                n += 1
+                break
+            if tk in "DZUE@:L;":
+                self.missing_semicolon(n - 1)
+            raise self.tok_error(toks[n], f"',' or '{close}'")
+        return (Vec(tuple(items)) if close == "}" else _Group(items)), n
 
     def number(self, v: str, p: int) -> int:
         try:
@@ -965,7 +977,7 @@ class _Parser:
         except ValueError:
             raise self.error(p, f"bad number '{_show(v)}'") from None
 
-    def address(self, n, j, scopes, fn_regs, statements):
+    def address(self, n, scopes, fn_regs, statements):
         toks = self.toks
         base = None
         off = 0
@@ -992,6 +1004,8 @@ class _Parser:
             off += sign * self.number(toks[n][1], toks[n][2])
             n += 1
         if toks[n][0] != "]":
+            if toks[n][0] in "DZUE@:L;":
+                self.missing_semicolon(n - 1) if toks[n][0] != ";" else None
             raise self.tok_error(toks[n], "']' after the address")
         return Addr(base, off), n + 1
 
