@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import struct
 from bisect import bisect_right
+from itertools import accumulate, repeat
+from operator import add
 
 from ...errors import InputError
 from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
@@ -105,7 +107,8 @@ class _Parser:
         self.col_off = col - 1
         self.map_locations = map_locations
         self.line_starts = [0]
-        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+        self.line_starts.extend(accumulate(map(add, map(len, text.split("\n")), repeat(1))))
+        self.line_starts.pop()
         toks = []
         append = toks.append
         kinds = _KINDS
@@ -826,8 +829,8 @@ class _Parser:
             if text.find("\n", p + len(v), np_) >= 0:
                 if k in _CLOSERS or nk in _OPENERS_NEXT:
                     continue
-                if n == i and nk in "[{(":  # opcode, then the operands on the next line
-                    continue
+                if n == i and (nk in "[{(" or k == "N" and v.startswith("call")):
+                    continue  # opcode, then the operands on the next line (nvcc -G: `call.uni`)
                 raise self.error(p + len(v), "expected ';' after instruction")
 
     def resolve(self, name: str, scopes, fn_regs, statements, label_pos: bool):
