@@ -1,0 +1,477 @@
+"""CUDA-C front end: lowering of each construct to the PTX-shaped warp IR."""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from warplint.cfg import CFG
+from warplint.errors import InputError
+from warplint.frontends.cuda import parse_cuda
+from warplint.ir import Addr, Imm, Instr, Label, Module, Reg, Sym
+from warplint.options import Options
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "cuda" / "frontend"
+
+
+def parse(src: str, path: str = "k.cu", **kw) -> Module:
+    return parse_cuda(src, path, Options(**kw))
+
+
+def fn(m: Module, name: str):
+    return next(f for f in m.functions if f.name == name)
+
+
+def instrs(f, op=None):
+    return [i for i in f.body if isinstance(i, Instr) and (op is None or i.op == op)]
+
+
+def one(f, opcode):
+    xs = [i for i in instrs(f) if i.opcode == opcode]
+    assert len(xs) == 1, (opcode, instrs(f))
+    return xs[0]
+
+
+# -- module shape ---------------------------------------------------------------------------
+def test_kernels_device_functions_and_host_skipped():
+    m = parse("""
+__device__ int helper(int x) { return x + 1; }
+__global__ void k(int *a, int n) { a[0] = helper(n); }
+void host() { k<<<1, 32>>>(0, 1); }
+int host2(int y) { return y; }
+""", targets=["sm_80"])
+    assert m.language == "cuda" and m.target == "sm_80" and m.ptx_version is None
+    assert [f.name for f in m.functions] == ["helper", "k"]
+    assert fn(m, "k").is_kernel and not fn(m, "helper").is_kernel
+    assert fn(m, "k").params == ["a", "n"]
+    h = fn(m, "helper")
+    assert h.params == ["x"] and h.ret_params == ["$ret"]
+    assert [i.opcode for i in instrs(h)][-2:] == ["mov.s32", "ret"]
+    assert instrs(h)[-2].dests == (Reg("$ret"),)
+    call = instrs(fn(m, "k"), "call")[0]
+    assert call.srcs == (Sym("helper"), Reg("n")) and len(call.dests) == 1
+    assert not m.diagnostics
+
+
+def test_empty_file_is_empty_module():
+    m = parse("")
+    assert m.functions == [] and m.diagnostics == []
+    assert parse("  \n// only a comment\n").functions == []
+
+
+def test_builtins_and_warpsize():
+    m = parse("""__global__ void k(int *a) {
+  a[0] = threadIdx.x + blockIdx.y + blockDim.z + gridDim.x + warpSize;
+}""")
+    regs = {s.name for i in instrs(fn(m, "k")) for s in i.srcs if isinstance(s, Reg)}
+    assert {"%tid.x", "%ctaid.y", "%ntid.z", "%nctaid.x"} <= regs
+    assert any(Imm(32) in i.srcs for i in instrs(fn(m, "k")))
+
+
+def test_shadowed_variables_renamed():
+    m = parse("""__global__ void k(int *a) {
+  int x = 1;
+  { int x = 2; a[x] = x; }
+  a[0] = x;
+}""")
+    dests = [d.name for i in instrs(fn(m, "k"), "mov") for d in i.dests]
+    assert "x" in dests and "x$1" in dests
+
+
+def test_arithmetic_opcodes():
+    m = parse("""__global__ void k(int *a, unsigned u, float f, double d, long long l) {
+  int i = threadIdx.x;
+  a[0] = i * 3 + i / 2 - i % 5;
+  a[1] = (u >> 2) | (u << 1) ^ (u & 7);
+  a[2] = i >> 1;
+  a[3] = -i + ~i;
+  a[4] = (int)(f * 2.0f + f / 3.0f);
+  a[5] = (int)(d - 1.0);
+  a[6] = (int)(l + 1);
+  a[7] = u % 3;
+}""")
+    ops = {i.opcode for i in instrs(fn(m, "k"))}
+    for want in ["mul.lo.s32", "div.s32", "rem.s32", "add.s32", "sub.s32", "shr.u32", "shl.b32", "or.b32",
+                 "xor.b32", "and.b32", "shr.s32", "neg.s32", "not.b32", "mul.f32", "div.f32", "add.f32",
+                 "sub.f64", "add.s64", "rem.u32", "cvt.s32.f32"]:
+        assert want in ops, (want, sorted(ops))
+
+
+def test_conditions_and_branches():
+    src = """__global__ void k(int *a, int n) {
+  int i = threadIdx.x;
+  if ((i & 31) < 16 && n > 0 || !(i == 3)) {
+    a[i] = 1;
+  } else {
+    a[i] = 2;
+  }
+  a[0] = i > 2 ? i : n;
+}"""
+    m = parse(src)
+    f = fn(m, "k")
+    ops = [i.opcode for i in instrs(f)]
+    assert "setp.lt.s32" in ops and "setp.gt.s32" in ops and "setp.eq.s32" in ops
+    assert "and.pred" in ops and "or.pred" in ops and "not.pred" in ops and "selp.s32" in ops
+    bra = [i for i in instrs(f, "bra") if i.guard]
+    assert len(bra) == 1
+    assert bra[0].guard[1] is True  # @!p bra else
+    assert (bra[0].loc.line, bra[0].loc.col) == (3, 8)  # start of the condition
+    assert bra[0].srcs[0].name in {l.name for l in f.body if isinstance(l, Label)}
+    CFG(f)
+
+
+def test_int_condition_converted_to_predicate():
+    m = parse("__global__ void k(int *a, int n) { if (n) a[0] = 1; }")
+    setp = instrs(fn(m, "k"), "setp")[0]
+    assert setp.opcode == "setp.ne.s32" and setp.srcs == (Reg("n"), Imm(0))
+
+
+def test_loops_break_continue_switch_goto():
+    m = parse((FIXTURES / "07_control_flow.cu").read_text(), str(FIXTURES / "07_control_flow.cu"))
+    f = fn(m, "flow")
+    cfg = CFG(f)
+    assert len(cfg.blocks) > 8
+    eqs = [i for i in instrs(f, "setp") if i.opcode.startswith("setp.eq")]
+    assert len(eqs) >= 4  # 3 case compares + acc == 7 ...
+    labels = [l.name for l in f.body if isinstance(l, Label)]
+    assert len(labels) == len(set(labels)) and any(l.startswith("done") for l in labels)
+
+
+def test_loop_branch_locations():
+    m = parse("""__global__ void k(int *a, int n) {
+  for (int i = threadIdx.x; i < n; i += 32)
+    a[i] = 0;
+  while (n > 3) n--;
+}""")
+    f = fn(m, "k")
+    guarded = [i for i in instrs(f, "bra") if i.guard]
+    assert [(b.loc.line, b.loc.col) for b in guarded] == [(2, 29), (4, 10)]
+    back = [i for i in instrs(f, "bra") if not i.guard]
+    assert [(b.loc.line, b.loc.col) for b in back] == [(2, 3), (4, 3)]
+
+
+# -- memory ---------------------------------------------------------------------------------
+def test_shared_global_const_and_address_arithmetic():
+    m = parse("""__constant__ float coef[4];
+__device__ int counter;
+extern __shared__ float dyn[];
+__global__ void k(float *out) {
+  __shared__ volatile float s[64];
+  __shared__ double t[8][8];
+  s[threadIdx.x] = out[threadIdx.x] * coef[1];
+  t[threadIdx.y][threadIdx.x] = dyn[2];
+  out[0] = s[threadIdx.x + 1] + counter;
+  atomicAdd(&counter, 1);
+}""")
+    assert m.state_spaces == {"coef": "const", "counter": "global", "dyn": "shared", "s": "shared", "t": "shared"}
+    f = fn(m, "k")
+    ops = [i.opcode for i in instrs(f)]
+    assert "st.volatile.shared.f32" in ops and "ld.volatile.shared.f32" in ops
+    assert "ld.global.f32" in ops and "ld.const.f32" in ops and "st.shared.f64" in ops
+    assert "ld.shared.f32" in ops and "ld.global.s32" in ops and "atom.global.add.s32" in ops
+    st = one(f, "st.volatile.shared.f32")
+    a = st.srcs[0]
+    assert isinstance(a, Addr) and a.offset == 0 and isinstance(a.base, Reg)
+    # mov.u64 $a, s ; mul.wide ... 4 ; add.s64
+    movs = [i for i in instrs(f, "mov") if i.srcs == (Sym("s"),)]
+    assert movs and movs[0].opcode == "mov.u64"
+    wide = [i for i in instrs(f, "mul") if "wide" in i.mods]
+    assert any(i.srcs[1] == Imm(4) for i in wide)
+    assert any(i.srcs[1] == Imm(64) for i in wide)  # row of t: 8 doubles
+
+
+def test_element_sizes_and_local_arrays():
+    m = parse("""__global__ void k(char *c, short *s, long long *l, double *d, int **pp) {
+  int loc[4];
+  int i = threadIdx.x;
+  loc[i & 3] = c[i] + s[i];
+  l[i] = d[i] + loc[0] + (long long)pp[i];
+}""")
+    f = fn(m, "k")
+    sizes = {i.srcs[1].value for i in instrs(f, "mul") if "wide" in i.mods}
+    assert {1, 2, 4, 8} <= sizes
+    ops = [i.opcode for i in instrs(f)]
+    assert "st.local.s32" in ops and "ld.global.s8" in ops and "ld.global.s16" in ops
+
+
+# -- warp intrinsics -----------------------------------------------------------------------
+def test_shuffles_exact_opcodes_and_c_operand():
+    src = """__global__ void k(int *a, int w) {
+  int v = a[threadIdx.x];
+  v = __shfl_sync(0xffffffff, v, 3);
+  v = __shfl_up_sync(0xffff, v, 1, 16);
+  v = __shfl_down_sync(0xffffffff, v, 2, 8);
+  v = __shfl_xor_sync(0xffffffff, v, 4);
+  v = __shfl(v, 0);
+  v = __shfl_up(v, 1);
+  v = __shfl_down(v, 1, 16);
+  v = __shfl_xor(v, 1);
+  v = __shfl_sync(0xffffffff, v, 0, w);
+  a[0] = v;
+}"""
+    f = fn(parse(src), "k")
+    sh = instrs(f, "shfl")
+    assert [i.opcode for i in sh] == ["shfl.sync.idx.b32", "shfl.sync.up.b32", "shfl.sync.down.b32",
+                                      "shfl.sync.bfly.b32", "shfl.idx.b32", "shfl.up.b32", "shfl.down.b32",
+                                      "shfl.bfly.b32", "shfl.sync.idx.b32"]
+    assert sh[0].srcs[1:] == (Imm(3), Imm(0x1F), Imm(0xFFFFFFFF))
+    assert sh[1].srcs[1:] == (Imm(1), Imm(16 << 8), Imm(0xFFFF))
+    assert sh[2].srcs[2] == Imm((24 << 8) | 0x1F)
+    assert sh[4].srcs[1:] == (Imm(0), Imm(0x1F))
+    assert sh[5].srcs[2] == Imm(0)
+    assert sh[6].srcs[2] == Imm((16 << 8) | 0x1F)
+    assert isinstance(sh[8].srcs[2], Reg)  # computed width
+    assert sh[0].text == "__shfl_sync"
+    assert (sh[0].loc.line, sh[0].loc.col, sh[0].loc.end_line, sh[0].loc.end_col) == (3, 7, 3, 36)
+    assert (sh[3].loc.col, sh[3].loc.end_col) == (7, 40)
+
+
+def test_votes_and_misc_intrinsics():
+    src = """__global__ void k(int *a, int n) {
+  int p = a[threadIdx.x];
+  unsigned b = __ballot_sync(0xffffffff, p > 0);
+  int x = __any_sync(b, p) + __all_sync(b, p < n) + __uni_sync(b, n);
+  x += __any(p) + __all(p) + __ballot(p);
+  unsigned m = __activemask();
+  __syncwarp();
+  __syncwarp(m);
+  __syncthreads();
+  x += __syncthreads_count(p) + __syncthreads_and(p) + __syncthreads_or(p);
+  x += __lanemask_lt() + __popc(m) + __ffs(m) + __clz(m) + __brev(m);
+  a[0] = x;
+}"""
+    f = fn(parse(src), "k")
+    ops = [i.opcode for i in instrs(f)]
+    for want in ["vote.sync.ballot.b32", "vote.sync.any.pred", "vote.sync.all.pred", "vote.sync.uni.pred",
+                 "vote.any.pred", "vote.all.pred", "vote.ballot.b32", "activemask.b32", "bar.warp.sync",
+                 "bar.sync", "bar.red.popc.u32", "bar.red.and.pred", "bar.red.or.pred", "popc.b32",
+                 "ffs.b32", "clz.b32", "brev.b32"]:
+        assert want in ops, want
+    ballot = one(f, "vote.sync.ballot.b32")
+    assert ballot.srcs[1] == Imm(0xFFFFFFFF) and ballot.srcs[0].name.startswith("$p")
+    syncs = instrs(f, "bar")
+    assert syncs[0].opcode == "bar.warp.sync" and syncs[0].srcs == (Imm(0xFFFFFFFF),)
+    assert syncs[1].srcs == (Reg("m"),)
+    assert one(f, "bar.sync").srcs == (Imm(0),)
+    lm = [i for i in instrs(f, "mov") if i.srcs == (Reg("%lanemask_lt"),)]
+    assert lm and lm[0].opcode == "mov.u32"
+
+
+def test_match_and_redux():
+    f = fn(parse((FIXTURES / "11_match_reduce.cu").read_text()), "mr")
+    ops = [i.opcode for i in instrs(f)]
+    assert "match.any.sync.b32" in ops and "match.all.sync.b32" in ops
+    assert "redux.sync.add.u32" in ops and "redux.sync.min.s32" in ops and "redux.sync.xor.b32" in ops
+    ma = one(f, "match.all.sync.b32")
+    assert len(ma.dests) == 2 and ma.srcs[1] == Imm(0xFFFFFFFF)
+
+
+def test_inline_asm_laneid_flows():
+    f = fn(parse((FIXTURES / "06_inline_asm.cu").read_text()), "lane_id")
+    movs = instrs(f, "mov")
+    assert movs[0].opcode == "mov.u32" and movs[0].srcs == (Reg("%laneid"),)
+    assert movs[0].dests[0].name.startswith("$asm")
+    assert movs[1].dests == (Reg("ret"),) and movs[1].srcs == movs[0].dests
+    assert movs[0].loc.line == 4
+
+
+def test_lane_masks_through_analysis():
+    """The nvcc-checked mask fixtures, read from their .cu sources by this front end."""
+    from warplint.analysis import analyze_module
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_masks import _annotations, _matches
+    src_dir = ROOT / "fixtures" / "ptx" / "masks" / "src"
+    checked = 0
+    for src in sorted(src_dir.glob("*.cu")):
+        m = parse_cuda(src.read_text(), str(src), Options())
+        assert not m.diagnostics, m.diagnostics
+        wanted = _annotations(src)
+        for fa in analyze_module(m, Options()):
+            items = [(o.instr, o.active, o.member) for o in fa.warp_ops] + [(b.instr, b.active, None) for b in fa.barriers]
+            for ins, active, member in items:
+                w = wanted.get(ins.loc.line)
+                if not w:
+                    continue
+                checked += 1
+                assert "active" not in w or _matches(w["active"], active, fa.lits), (src.name, ins.loc.line)
+                assert "member" not in w or member is None or _matches(w["member"], member, fa.lits), (src.name, ins.loc.line)
+    assert checked >= 40
+
+
+# -- preprocessing --------------------------------------------------------------------------
+ARCH_SRC = """__global__ void k(int *a) {
+#if __CUDA_ARCH__ >= 700
+  a[0] = __shfl_sync(0xffffffff, a[1], 0);
+#else
+  a[0] = __shfl(a[1], 0);
+#endif
+#if CUDA_VERSION < 9000
+  a[2] = __ballot(1);
+#endif
+}"""
+
+
+@pytest.mark.parametrize("target,want", [(["sm_60"], "shfl.idx.b32"), (["sm_80"], "shfl.sync.idx.b32"),
+                                         (None, "shfl.sync.idx.b32")])
+def test_arch_guards(target, want):
+    f = fn(parse(ARCH_SRC, targets=target), "k")
+    assert [i.opcode for i in instrs(f, "shfl")] == [want]
+    assert not instrs(f, "vote")
+
+
+def test_defines_and_macro_locations():
+    src = "#define MASK FULL\n__global__ void k(int *a) {\n  a[0] = __shfl_sync(MASK, a[1], SRC);\n}\n"
+    f = fn(parse(src, defines={"FULL": "0xffffffff", "SRC": "5"}), "k")
+    sh = instrs(f, "shfl")[0]
+    assert sh.srcs[1] == Imm(5) and sh.srcs[3] == Imm(0xFFFFFFFF)
+    assert (sh.loc.line, sh.loc.col) == (3, 10)
+
+
+def test_macro_expanded_statement_located_at_invocation():
+    src = "#define RED(v) v += __shfl_xor_sync(0xffffffff, v, 1)\n__global__ void k(int *a) {\n  int v = a[0];\n  RED(v);\n  a[0] = v;\n}\n"
+    sh = instrs(fn(parse(src), "k"), "shfl")[0]
+    assert (sh.loc.line, sh.loc.col) == (4, 3)
+
+
+def test_local_include_followed(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "h.cuh").write_text("#define W 16\n__device__ int lane() { return threadIdx.x & 31; }\n")
+    (tmp_path / "a.cuh").write_text('#include "inc/h.cuh"\n')
+    src = '#include <cstdio>\n#include "a.cuh"\n#include "other.cuh"\n__global__ void k(int *o) { o[0] = lane() < W; }\n'
+    m = parse_cuda(src, str(tmp_path / "k.cu"), Options(include_paths=[str(tmp_path / "inc")]))
+    assert [f.name for f in m.functions] == ["lane", "k"]
+    lane = fn(m, "lane")
+    assert lane.loc.path.endswith("h.cuh") and lane.loc.line == 2
+    src2 = '#include "other.cuh"\n__global__ void k(int *o) { o[0] = lane(); }\n'
+    (tmp_path / "inc" / "other.cuh").write_text("__device__ int lane() { return 1; }\n")
+    m2 = parse_cuda(src2, str(tmp_path / "k.cu"), Options(include_paths=[str(tmp_path / "inc")]))
+    assert [f.name for f in m2.functions] == ["lane", "k"]
+
+
+# -- C++ subset -----------------------------------------------------------------------------
+def test_cpp_isms_fixture():
+    m = parse((FIXTURES / "08_cpp_isms.cu").read_text(), "08.cu")
+    assert not m.diagnostics
+    cpp = fn(m, "cpp")
+    assert cpp.is_kernel and cpp.params == ["out", "in"]
+    assert instrs(cpp, "shfl")[0].srcs[3] == Imm(0xFFFFFFFF)
+    assert fn(m, "is_leader").params == ["lane"]
+
+
+def test_template_function():
+    m = parse((FIXTURES / "09_templates.cu").read_text())
+    assert not m.diagnostics
+    assert {f.name for f in m.functions} == {"tile_sum", "use"}
+    call = instrs(fn(m, "use"), "call")[0]
+    assert call.srcs[0] == Sym("tile_sum")
+
+
+def test_unknown_types_are_opaque():
+    m = parse("""__global__ void k(MyType *p, Handle h, int n) {
+  MyType v = p[threadIdx.x];
+  p[0] = v;
+}""")
+    assert not m.diagnostics and fn(m, "k").params == ["p", "h", "n"]
+
+
+# -- bad input ------------------------------------------------------------------------------
+def test_unparseable_function_is_a_note_rest_analysed():
+    m = parse("""__global__ void good1(int *a) { a[0] = 1; }
+__global__ void bad(int *a) { a[0] = @@@; }
+__device__ int good2(int x) { return x; }
+""")
+    assert [f.name for f in m.functions] == ["good1", "good2"]
+    assert len(m.diagnostics) == 1
+    d = m.diagnostics[0]
+    assert d.severity == "note" and d.message.startswith("function 'bad' not analysed: ")
+    assert (d.loc.line, d.loc.col) == (2, 17)
+
+
+def test_unbalanced_braces_and_garbage():
+    for src in ["__global__ void k(int *a) { if (a) { a[0] = 1; }\n",
+                "}}}} ((( garbage ][ \n",
+                "__global__ void k(int *a) { a[0] = 1; }}\n",
+                "#if 1\n__global__ void k() {}\n",
+                "\x01\x02 __global__",
+                "#define F(x) F(x)\n__global__ void k(int *a) { a[0] = F(1); }\n"]:
+        try:
+            m = parse(src)
+        except InputError as e:
+            assert e.loc.line >= 1
+            continue
+        assert isinstance(m, Module)
+
+
+def test_deep_nesting_is_input_error_not_crash():
+    src = "__global__ void k(int *a) { int x = " + "(" * 5000 + "1" + ")" * 5000 + "; }"
+    with pytest.raises(InputError):
+        parse(src)
+    src = "__global__ void k(int *a) { " + "{" * 3000 + "}" * 3000 + " }"
+    with pytest.raises(InputError):
+        parse(src)
+    src = "__global__ void k(int *a) { int x = 1" + " + 1" * 3000 + "; a[0] = x; }"
+    m = parse(src)  # long but flat: analysed or a note, never a crash
+    assert isinstance(m, Module)
+
+
+def test_all_fixtures_parse_clean():
+    files = sorted(FIXTURES.glob("*.cu"))
+    assert len(files) >= 15
+    for p in files:
+        m = parse_cuda(p.read_text(), str(p), Options())
+        assert m.diagnostics == [], (p.name, m.diagnostics)
+        assert m.functions, p.name
+        for f in m.functions:
+            CFG(f)
+            for i in f.body:
+                assert i.loc is not None and i.loc.line >= 1 and i.loc.col >= 1
+                assert not i.loc.path.startswith("/tmp"), i
+
+
+def test_speed_of_a_300_line_file():
+    src = (FIXTURES / "07_control_flow.cu").read_text() + (FIXTURES / "04_shared_volatile.cu").read_text()
+    big = "\n".join(src.replace("flow", f"flow{k}").replace("block_reduce", f"br{k}").replace(
+        "warp_reduce", f"wr{k}") for k in range(7))
+    assert len(big.splitlines()) >= 300
+    parse(big)
+    t = time.perf_counter()
+    m = parse(big)
+    assert len(m.functions) == 21 and not m.diagnostics
+    assert time.perf_counter() - t < 1.0  # generous; bench/ measures the real budget
+
+
+# -- fuzz -----------------------------------------------------------------------------------
+try:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+    _CORPUS = [p.read_text() for p in sorted(FIXTURES.glob("*.cu"))]
+    _PIECES = ["{", "}", "(", ")", ";", "#if 1\n", "#endif\n", "#define X(", "\"", "'", "/*", "template <",
+               "__shfl_sync(", "asm(\"", ":", "::", "<<<", ">>>", "[", "]", "\\\n", "#include \"x.cuh\"\n",
+               "__global__", "static_cast<", "&", "->", "0x", "1e", "?", "\n"]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, len(_CORPUS) - 1), st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 40),
+                                                               st.sampled_from(_PIECES)), max_size=6))
+    def test_mutated_inputs_never_crash(idx, edits):
+        src = _CORPUS[idx]
+        for pos, cut, piece in edits:
+            p = pos % (len(src) + 1)
+            src = src[:p] + piece + src[p + cut:]
+        try:
+            m = parse_cuda(src, "fuzz.cu", Options())
+        except InputError:
+            return
+        assert isinstance(m, Module)
+        for f in m.functions:
+            try:
+                CFG(f)
+            except InputError:
+                pass
