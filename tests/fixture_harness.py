@@ -10,7 +10,8 @@ Annotations are ordinary `//` comments (valid in both PTX and CUDA-C):
     Also check the finding's certainty; without it either certainty is accepted.
 ``// expect[sm_60]: WL002``
     Only for the run with target sm_60 (several: ``expect[sm_60,sm_61]``).  An expectation
-    without ``[...]`` must hold for every target the file is run for.
+    without ``[...]`` must hold for every target the file is run for.  Several clauses on one
+    line are separated by ``;``: ``// expect[sm_60]: WL002; expect[sm_70]: WL004(possible)``.
 ``// targets: sm_60, sm_70``
     Anywhere in the file (conventionally a header line): run the file once per listed target
     with ``Options(targets=[t])``.  Without it:
@@ -46,7 +47,8 @@ from warplint.options import DEFAULT_TARGETS, Options
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
-_EXPECT = re.compile(r"//\s*expect(?:\[([^\]]*)\])?\s*:\s*(.*?)\s*$")
+_EXPECT_START = re.compile(r"//\s*expect\b")
+_EXPECT = re.compile(r"expect(?:\[([^\]]*)\])?\s*:\s*([^;]*?)\s*(?=;|//|$)")
 _ITEM = re.compile(r"^(WL\d{3})(?:\((possible|definite)\))?$")
 _TARGETS = re.compile(r"//\s*targets\s*:\s*(.*?)\s*$", re.M)
 _ALSO = re.compile(r"//\s*also\s*:\s*(.*?)\s*$", re.M)
@@ -77,18 +79,22 @@ def parse_spec(text: str) -> Spec:
     for am in _ALSO.finditer(text):
         spec.also.update(_split(am[1]))
     for n, line in enumerate(text.splitlines(), 1):
-        em = _EXPECT.search(line)
-        if not em:
+        start = _EXPECT_START.search(line)
+        if not start:
             continue
-        tg = tuple(_split(em[1])) if em[1] else ()
-        items = _split(em[2])
-        if not items:
-            raise ValueError(f"line {n}: empty expectation")
-        for item in items:
-            im = _ITEM.match(item)
-            if not im:
-                raise ValueError(f"line {n}: cannot read expectation {item!r}")
-            spec.expectations.append(Expectation(n, im[1], im[2], tg))
+        clauses = list(_EXPECT.finditer(line, start.start()))
+        if not clauses:
+            raise ValueError(f"line {n}: cannot read expectation {line[start.start():]!r}")
+        for em in clauses:
+            tg = tuple(_split(em[1])) if em[1] else ()
+            items = _split(em[2])
+            if not items:
+                raise ValueError(f"line {n}: empty expectation")
+            for item in items:
+                im = _ITEM.match(item)
+                if not im:
+                    raise ValueError(f"line {n}: cannot read expectation {item!r}")
+                spec.expectations.append(Expectation(n, im[1], im[2], tg))
     return spec
 
 
