@@ -197,11 +197,18 @@ def _parse_chunk(parser, chunk, rw):
             return parser.parse(text, rw.typedefs), where, None
         except ParseError as e:
             m = _ERR.search(str(e))
-            if not m:
-                return None, where, "cannot parse"
-            line, col = int(m.group(1)), int(m.group(2))
+            if m:
+                line, col = int(m.group(1)), int(m.group(2))
+                msg = m.group(3)
+            else:
+                try:
+                    ptok = parser.parser._peek()
+                    line, col = ptok.lineno, parser.parser._tok_coord(ptok).column
+                except Exception:  # noqa: BLE001
+                    return None, where, "cannot parse"
+                msg = str(e).lstrip(": ")
             tok = where.get((line, col))
-            err = _explain(m.group(3), tok)
+            err = _explain(msg, tok)
             if tok is None:
                 return None, where, err
             # an unknown type name right before the error position?

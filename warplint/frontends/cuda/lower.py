@@ -648,7 +648,10 @@ class Lowerer:
         return lab
 
     def s_Label(self, s):
-        self.put_label(self.user_label(s.name), self.loc(s))
+        lab = self.user_label(s.name)
+        if any(isinstance(i, Label) and i.name == lab for i in self.body):
+            raise Unsupported(f"label '{s.name}' defined twice")
+        self.put_label(lab, self.loc(s))
         self.stmt(s.stmt)
 
     def s_Goto(self, s):

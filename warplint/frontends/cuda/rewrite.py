@@ -262,8 +262,19 @@ class Rewriter:
                     out.append(t)
                     i += 1
                     continue
-                # template arguments on a known template, or before ::
-                if i + 1 < n and toks[i + 1].text == "<" and (x in self.templates or x in typedefs):
+                # constructor-style initialisation inside a body: T x(a, b); -> T x = __ctor(a, b);
+                if depth_brace > 0 and i + 1 < n and toks[i + 1].text == "(" and out and \
+                        (out[-1].text in typedefs or out[-1].text in TYPE_KEYWORDS) and \
+                        x not in C_KEYWORDS and x not in typedefs and \
+                        (len(out) < 2 or out[-2].text not in (".", "->")):
+                    out += [t, _tok(t, "op", "="), _tok(t, "id", "__ctor")]
+                    i += 1
+                    continue
+                # template arguments on a known template, or before ::, or f<type>(...)
+                if i + 1 < n and toks[i + 1].text == "<" and (
+                        x in self.templates or x in typedefs or
+                        (i + 2 < n and (toks[i + 2].text in TYPE_KEYWORDS or toks[i + 2].text in typedefs
+                                        or toks[i + 2].text in ("const", "unsigned")))):
                     j = _match_angle(toks, i + 1)
                     if j is not None and (j + 1 >= n or toks[j + 1].text in ("(", "::", "*", "&", ")", ",", ">")
                                           or toks[j + 1].kind == "id"):
