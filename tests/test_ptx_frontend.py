@@ -653,3 +653,29 @@ def test_fixture_coverage():
     assert {(5, 0), (6, 0), (6, 2), (6, 4), (7, 0), (7, 8)} <= versions
     assert any(v[0] == 8 for v in versions)
     assert {"sm_52", "sm_60", "sm_61"} <= targets
+
+
+def test_newer_syntax():
+    ins = instrs(kernel("""
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<5>;
+	.reg .f32 %f<5>;
+	ld.global.nc.L2::128B.v2.u32 {%r1, %r2}, [%rd1];
+	mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%rd3], 16;
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 64, [%rd3];
+	tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [texref, {%r1, %r2}];
+	suld.b.1d.b32.trap {%r3}, [surf, {%r1}];
+	"""))
+    assert ins[0].opcode == "ld.global.nc.L2::128B.v2.u32" and ins[0].srcs == (Addr(Reg("%rd1"), 0),)
+    assert ins[1].dests == (Reg("%rd2"),)
+    assert ins[2].dests == () and ins[2].opcode.endswith("complete_tx::bytes")
+    assert ins[3].srcs == (Addr(Sym("texref"), 0),) and len(ins[3].dests[0].items) == 4
+    assert ins[4].srcs == (Addr(Sym("surf"), 0),)
+    m = parse_ptx(HEAD + ".global .attribute(.managed) .align 4 .u32 managed_x;\n", "a.ptx")
+    assert m.state_spaces == {"managed_x": "global"}
+
+
+def test_statement_scopes_distinct_per_asm_block():
+    a = parse_ptx_statements("{ .reg .pred p; setp.ne.b32 p, $asm0, 0; }", "k.cu", 10, 3)
+    b = parse_ptx_statements("{ .reg .pred p; setp.ne.b32 p, $asm0, 0; }", "k.cu", 12, 3)
+    assert a[0].dests != b[0].dests

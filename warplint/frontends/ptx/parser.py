@@ -24,8 +24,8 @@ _TOKEN = re.compile(
     r"""(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*
     (?:
       (?P<L>\.loc(?![\w$.])[^\n]*)
-     |(?P<D>\.[A-Za-z_$][\w$]*(?:\.[\w$]+)*)
-     |(?P<N>[A-Za-z_$%][\w$]*(?:\.[\w$]+)*)
+     |(?P<D>\.[A-Za-z_$][\w$]*(?:(?:\.|::)[\w$]+)*)
+     |(?P<N>[A-Za-z_$%][\w$]*(?:(?:\.|::)[\w$]+)*)
      |(?P<F>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$])|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
      |(?P<I>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+U?)
      |(?P<S>"(?:[^"\\\n]|\\.)*")
@@ -40,7 +40,7 @@ _KINDS = [None] * 12
 for _name, _idx in _TOKEN.groupindex.items():
     _KINDS[_idx] = _name
 
-_SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*[\s\S]*?\*/)*(?=\{)")
+_SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*(?=\{)")
 _SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
 _FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
 _LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?"
@@ -106,6 +106,9 @@ class _Parser:
         self.line_off = line - 1
         self.col_off = col - 1
         self.map_locations = map_locations
+        # suffix of names declared in nested `{ }` scopes; for inline-asm statements it includes
+        # the statement's position so that several asm blocks of one function stay distinct
+        self.scope_tag = f"{line}.{col}." if statements_mode else ""
         self.line_starts = [0]
         self.line_starts.extend(accumulate(map(add, map(len, text.split("\n")), repeat(1))))
         self.line_starts.pop()
@@ -412,7 +415,7 @@ class _Parser:
         names = []
         while True:
             k, v, p = toks[self.i]
-            if k == "D" or k == "I":
+            if k == "D" or k == "I" or k == "(" or k == ")":
                 self.i += 1
                 continue
             if k != "N":
@@ -579,7 +582,7 @@ class _Parser:
                     name = v
                     if len(scopes) > 1:
                         sid = label_scope_ids[-1]
-                        name = f"{v}${sid}"
+                        name = f"{v}${self.scope_tag}{sid}"
                         nested_labels.setdefault(sid, {})[v] = name
                     out.append(Label(name, self.loc(p)))
                     i += 2
@@ -612,7 +615,7 @@ class _Parser:
                                     if space != "param" and not statements:
                                         self.module.state_spaces.setdefault(nm, space)
                             else:
-                                new = f"{nm}${label_scope_ids[-1]}"
+                                new = f"{nm}${self.scope_tag}{label_scope_ids[-1]}"
                                 scope[nm] = self.reg(new) if v == ".reg" else self.sym(new)
                                 if v != ".reg" and space != "param" and not statements:
                                     self.module.state_spaces.setdefault(new, space)
@@ -707,7 +710,7 @@ class _Parser:
         """`.reg .b32 %r<5>, x;` -> [('%r', 5), ('x', 0)] (self.i at the space)."""
         toks = self.toks
         self.i += 1
-        while toks[self.i][0] in "DI":
+        while toks[self.i][0] in "DI()":
             self.i += 1
         out = []
         while True:
@@ -996,6 +999,20 @@ class _Parser:
             n += 2
         else:
             raise self.tok_error(toks[n], "an address")
+        if toks[n][0] == "," and base is not None:
+            # texture / surface operand `[tex, {x, y}]`, `[tex, sampler, {x}]`: the handle
+            depth = 0
+            while True:
+                k = toks[n][0]
+                if k in "{(":
+                    depth += 1
+                elif k in "})":
+                    depth -= 1
+                elif k == "]" and depth <= 0:
+                    return Addr(base, 0), n + 1
+                elif k in "DZUE@:L;[":
+                    break
+                n += 1
         while toks[n][0] in "+-":
             sign = 1 if toks[n][0] == "+" else -1
             n += 1
