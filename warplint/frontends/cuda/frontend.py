@@ -167,7 +167,8 @@ def parse_cuda(text: str, path: str, options) -> Module:
     for chunk in split_chunks(toks):
         ast, where, err = _parse_chunk(parser, chunk, rw)
         if ast is None:
-            if chunk.is_func and chunk.name_tok is not None and _is_device_chunk(chunk):
+            if chunk.is_func and chunk.name_tok is not None and _is_device_chunk(chunk) \
+                    and chunk.name_tok.path == path:
                 nt = chunk.name_tok
                 module.diagnostics.append(Diagnostic(Loc(nt.path, nt.line, nt.col), "note",
                                                      f"function '{nt.text}' not analysed: {err}"))

@@ -213,7 +213,7 @@ class Lowerer:
             if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.FuncDecl) and d.name:
                 try:
                     self.func_types[d.name] = self.ctype(d.type.type)
-                except RecursionError:
+                except (AttributeError, TypeError, ValueError, KeyError, IndexError, RecursionError):
                     pass
                 if self.marks(d) & {"__global__", "__device__"}:
                     self.funcs.add(d.name)
@@ -223,10 +223,14 @@ class Lowerer:
                 if "__global__" in marks or "__device__" in marks:
                     self.funcs.add(ext.decl.name)
                     self.lower_function(ext, "__global__" in marks)
-            elif isinstance(ext, c_ast.Decl):
-                self.global_decl(ext)
-            elif isinstance(ext, c_ast.Typedef):
-                self.typedefs[ext.name] = self.ctype(ext.type)
+            else:
+                try:
+                    if isinstance(ext, c_ast.Decl):
+                        self.global_decl(ext)
+                    elif isinstance(ext, c_ast.Typedef):
+                        self.typedefs[ext.name] = self.ctype(ext.type)
+                except (AttributeError, TypeError, ValueError, KeyError, IndexError, RecursionError):
+                    pass
 
     def finish(self):
         pass
@@ -388,6 +392,11 @@ class Lowerer:
             for p in args:
                 if isinstance(p, c_ast.EllipsisParam):
                     continue
+                if isinstance(p, c_ast.ID):  # K&R-style or untyped parameter
+                    reg = self.unique(p.name)
+                    fn.params.append(reg)
+                    self.scope.vars[p.name] = ("reg", reg, INT)
+                    continue
                 pt = self.ctype(p.type)
                 if pt.kind == "b" and pt.name == "void" and not p.name:
                     continue
@@ -414,6 +423,11 @@ class Lowerer:
             return
         except RecursionError:
             self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: nested too deeply"))
+            return
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError, ZeroDivisionError,
+                OverflowError) as e:  # a construct the lowering does not know: skip the function
+            self.module.diagnostics.append(Diagnostic(
+                fn.loc, "note", f"function '{name}' not analysed: unsupported construct ({type(e).__name__})"))
             return
         self.module.functions.append(fn)
 
