@@ -26,6 +26,10 @@ KNOWN_CHECKER_GAPS: dict[str, str] = {
     "ptx/wl007_nvcc_unrolled_volatile_reduce.ptx": _DUP_WL007,
     "ptx/wl007_shared_tail_reduce.ptx": _DUP_WL007,
     "ptx/wl006_nvcc_subwarp_widths_clean.ptx": _NVCC_C,
+    "cuda/wl007_unrolled_volatile_reduce.cu": _DUP_WL007,
+    "cuda/wl002_early_exit_full_mask.cu": (
+        "WL005 only considers sources that are definitely inactive; a source lane that may have "
+        "exited (tid >= n with n not a multiple of 32) is not reported as a possible WL005"),
 }
 
 
