@@ -48,6 +48,28 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     return out
 
 
+_QUIET = frozenset({"mov", "ret", "exit", "bra", "cvt", "cvta", "add", "sub", "setp", "and", "or"})
+
+
+def _exits_quietly(cfg, start: int, target: int) -> bool:
+    """Do all paths from `start` reach the kernel's end doing nothing observable (the shape
+    nvcc gives an early `return`: a branch to the final `ret` block)?"""
+    seen, stack = set(), [start]
+    while stack:
+        b = stack.pop()
+        if b == EXIT:
+            continue
+        if b in seen:
+            continue
+        if b == target or len(seen) > 64:
+            return False
+        seen.add(b)
+        if any(i.op not in _QUIET for i in cfg.blocks[b].instrs):
+            return False
+        stack.extend(cfg.succs(b))
+    return True
+
+
 def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
           matches: Callable[[Instr], bool], kernel: bool) -> str:
     cfg = fa.cfg
@@ -71,7 +93,7 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
             outcomes.add("arrive")
             continue
         if b == stop:
-            outcomes.add("skip")
+            outcomes.add("exit" if kernel and _exits_quietly(cfg, b, target) else "skip")
             continue
         block = cfg.blocks[b]
         hit = next((i for i in block.instrs if matches(i)), None)

@@ -202,13 +202,13 @@ class Evaluator:
             r = self._compare_aligned(f, a, b, cmp, text, loc)
             if r is not None:
                 return r
-        key = ("cmp", cmp, a, b)
+        key, negate = _canonical(cmp, a, b, bits > 0, signed)
         if is_uniform(a) and is_uniform(b):
             scope = wider(scope_of(a), scope_of(b))
             lit = self.lits.get(key, "uniform", scope, text, loc)
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
-        return Pred(LaneSet.lit(lit))
+        return Pred(LaneSet.lit(-lit if negate else lit))
 
     def _compare_aligned(self, f, a: Aff, b: Aff, cmp, text, loc):
         """x = B + off (B a multiple of align >= 32) against a constant: which lanes hold
@@ -251,6 +251,31 @@ class Evaluator:
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
+
+
+def _canonical(cmp: str, a, b, integer: bool, signed: bool):
+    """One key per condition, so that `x < 1` and `x > 0` (which nvcc emits side by side for
+    one `if`) are recognised as negations of each other.  Returns (key, negated)."""
+    kind = "s" if signed else ("u" if integer else "f")
+    if cmp in ("lo", "ls", "hi", "hs"):
+        cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]
+    if integer:
+        c = b.const() if isinstance(b, Aff) else None
+        if c is not None and cmp in ("lt", "ge"):  # x < C  <=>  !(x > C-1)
+            return ("cmp", "gt", kind, a, const(c - 1)), cmp == "lt"
+        if cmp in ("eq", "ne"):
+            return ("cmp", "eq", kind, a, b), cmp == "ne"
+        if cmp == "le":
+            return ("cmp", "gt", kind, a, b), True
+        if cmp == "gt":
+            return ("cmp", "gt", kind, a, b), False
+        if cmp in ("lt", "ge"):
+            return ("cmp", "gt", kind, b, a), cmp == "ge"
+    if cmp == "lt":
+        return ("cmp", "gt", kind, b, a), False
+    if cmp == "le":
+        return ("cmp", "ge", kind, b, a), False
+    return ("cmp", cmp, kind, a, b), False
 
 
 def _bits(flags) -> int:

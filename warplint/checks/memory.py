@@ -12,8 +12,12 @@ _SPACE = {"shared": "shared memory", "global": "global memory", "generic": "memo
 def missing_syncwarp(ctx: Context) -> None:
     if not ctx.target.independent_scheduling:
         return  # lockstep warps (with volatile) made this work before Volta
+    reported = set()
     for h in find_hazards(ctx.analysis):
         first, second = h.first, h.second
+        if id(second.instr) in reported:  # one finding per racing access
+            continue
+        reported.add(id(second.instr))
         space = _SPACE.get(second.space, "memory")
         line = (first.instr.loc.line)
         if h.kind == "RAW":

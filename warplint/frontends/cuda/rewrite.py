@@ -270,7 +270,15 @@ class Rewriter:
                     out += [t, _tok(t, "op", "="), _tok(t, "id", "__ctor")]
                     i += 1
                     continue
-                # template arguments on a known template, or before ::, or f<type>(...)
+                # template arguments on a known template, or before ::, or f<type>(...), or f<N>(...)
+                if i + 1 < n and toks[i + 1].text == "<" and x not in C_KEYWORDS:
+                    j = _match_angle(toks, i + 1)
+                    if j is not None and j + 1 < n and toks[j + 1].text in ("(", "::") and all(
+                            y.kind in ("id", "num") or y.text in (",", "::", "*", "<", ">", ">>")
+                            for y in toks[i + 2:j]):
+                        out.append(t)
+                        i = j + 1
+                        continue
                 if i + 1 < n and toks[i + 1].text == "<" and (
                         x in self.templates or x in typedefs or
                         (i + 2 < n and (toks[i + 2].text in TYPE_KEYWORDS or toks[i + 2].text in typedefs
@@ -288,6 +296,11 @@ class Rewriter:
                     i += 1
                     continue
                 # reference declarators: T &x -> T x
+            if x == "(" and sig_depth is not None and i + 3 < n and toks[i + 1].text in ("&", "&&") \
+                    and toks[i + 2].kind == "id" and toks[i + 3].text == ")":
+                out.append(toks[i + 2])  # T (&a)[N] -> T a[N]
+                i += 4
+                continue
             if x in ("&", "&&") and i + 1 < n and toks[i + 1].kind == "id" and out:
                 prev = out[-1]
                 nxt2 = toks[i + 2].text if i + 2 < n else ""

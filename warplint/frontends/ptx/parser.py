@@ -67,6 +67,7 @@ _CLOSERS = frozenset({",", "(", "{", "[", "|", "+", "-", "!"})
 _OPENERS_NEXT = frozenset({")", "}", "]", ",", "|", ";", "+"})
 _MAX_SHOW = 40
 _EMPTY = frozenset()
+_OPCODE_INFO: dict[str, tuple] = {}
 
 
 def _show(text: str) -> str:
@@ -515,7 +516,8 @@ class _Parser:
             return
         if k != "{":
             raise self.tok_error(toks[self.i], f"'{{' or ';' after the header of '{name}'")
-        fn = Function(name, is_kernel, [q[0] for q in params], [q[0] for q in rets], [], self.loc(start))
+        fn = Function(name, is_kernel, [q[0] for q in params], [q[0] for q in rets], [], self.loc(start),
+                      _display_name(name))
         self.fn_name = name
         self.cur_loc = None
         fn_regs = set()
@@ -770,8 +772,14 @@ class _Parser:
         if k != "N":
             self.i = i
             raise self.tok_error(toks[i], "an instruction opcode")
-        base = opcode.split(".", 1)[0]
-        label_ops = base in _LABEL_OPERANDS
+        info = _OPCODE_INFO.get(opcode)
+        if info is None:
+            base = opcode.split(".", 1)[0]
+            info = (base, base in _LABEL_OPERANDS,
+                    base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX))
+            if len(_OPCODE_INFO) < 10000:
+                _OPCODE_INFO[opcode] = info
+        base, label_ops, may_write = info
         ops, negated, first_group, j = self.operands(i + 1, scopes, fn_regs, statements, label_ops)
         semi = toks[j][2]
         raw = text[start:semi]
@@ -792,8 +800,7 @@ class _Parser:
             eln, ecol = ln, col + (semi - start)
         if base == "call":
             dests, srcs = self.call_operands(ops, first_group, j)
-        elif ops and first_group and (base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX)) \
-                and not isinstance(ops[0], (Addr, Imm)):
+        elif may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
             dests = tuple(ops[:first_group])
             srcs = tuple(ops[first_group:])
             if negated:
@@ -1042,6 +1049,16 @@ class _Parser:
         if rest and isinstance(rest[0], _Group):
             args = tuple(rest.pop(0).items)
         return rets, (callee,) + args
+
+
+def _display_name(name: str) -> str:
+    if not name.startswith("_Z"):
+        return ""
+    from .demangle import demangle
+    try:
+        return demangle(name)
+    except (IndexError, ValueError, RecursionError):
+        return ""
 
 
 class _Group:
