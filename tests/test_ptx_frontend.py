@@ -679,3 +679,22 @@ def test_statement_scopes_distinct_per_asm_block():
     a = parse_ptx_statements("{ .reg .pred p; setp.ne.b32 p, $asm0, 0; }", "k.cu", 10, 3)
     b = parse_ptx_statements("{ .reg .pred p; setp.ne.b32 p, $asm0, 0; }", "k.cu", 12, 3)
     assert a[0].dests != b[0].dests
+
+
+def test_display_names():
+    from warplint.frontends.ptx.demangle import demangle
+    assert demangle("_Z8warp_sumij") == "warp_sum"
+    assert demangle("_ZN3cub6detail6reduceIiEEvPT_") == "cub::detail::reduce<...>"
+    assert demangle("_Z16radix_sort_pairsIiiLi128ELi4EEvPKT_PKT0_PS0_PS3_") == "radix_sort_pairs<...>"
+    assert demangle("_ZN3FooC2Ev") == "Foo::Foo"
+    for bad in ("kernel", "_Z", "_ZN", "_Z3", "_Z99x", "_ZNI"):
+        assert demangle(bad) == ""
+    m = parse_ptx(HEAD + ".visible .entry _Z4kernPi(.param .u64 p)\n{\nret;\n}\n", "d.ptx")
+    assert m.functions[0].name == "_Z4kernPi" and m.functions[0].display_name == "kern"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="_ZNIELSTCD0123456789abcijvPKR", max_size=40))
+def test_demangle_never_raises(name):
+    from warplint.frontends.ptx.demangle import demangle
+    assert isinstance(demangle("_Z" + name), str)
