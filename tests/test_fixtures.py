@@ -20,12 +20,6 @@ _NVCC_C = ("WL006 compares c[4:0] with W-1 literally, but only cval & ~segmask m
 
 KNOWN_CHECKER_GAPS: dict[str, str] = {
     "ptx/wl004_exit_after_join_clean.ptx": _JOIN_THEN_EXIT,
-    "ptx/wl009_nvcc_early_return_clean.ptx": _JOIN_THEN_EXIT,
-    "ptx/wl003_nvcc_ballot_mask_clean.ptx": _BALLOT_MASK,
-    "ptx/wl008_nvcc_spec_ballot_loop_clean.ptx": _BALLOT_MASK,
-    "ptx/wl007_nvcc_unrolled_volatile_reduce.ptx": _DUP_WL007,
-    "ptx/wl007_shared_tail_reduce.ptx": _DUP_WL007,
-    "ptx/wl006_nvcc_subwarp_widths_clean.ptx": _NVCC_C,
     "cuda/wl007_unrolled_volatile_reduce.cu": _DUP_WL007,
     "cuda/wl002_early_exit_full_mask.cu": (
         "WL005 only considers sources that are definitely inactive; a source lane that may have "
@@ -76,3 +70,36 @@ def test_clean_fixtures_have_no_expectations():
     for path in fixture_files():
         if path.stem.endswith("_clean"):
             assert not parse_spec(path.read_text(encoding="utf-8")).expectations, path.name
+
+
+# WL001's automatic fix passes the mask the analysis proves (0xffffffff for a converged
+# warp, the exact constant mask where one is known) and offers no fix where it is unknown.
+# Masks are listed in the order of the file's `expect: WL001` lines (None: no fix).
+WL001_FIXES = {
+    "cuda/wl001_legacy_warp_reduce.cu": ["0xffffffff", "0xffffffff", "0xffffffff"],
+    "cuda/wl001_legacy_shfl_half_warp.cu": ["0x0000ffff", "0xffffffff"],
+    "cuda/wl001_legacy_votes.cu": ["0xffffffff", "0xffffffff", "0xffffffff"],
+    "cuda/wl001_legacy_data_branch.cu": [None],
+    "ptx/wl001_half_warp_fix_mask.ptx": ["0x0000ffff"],
+    "ptx/wl001_shfl_legacy_sm60.ptx": ["0xffffffff", "0xffffffff"],
+}
+
+
+@pytest.mark.parametrize("rel", sorted(WL001_FIXES))
+def test_wl001_fix_mask(rel):
+    from fixture_harness import lint_runs, parse_spec
+    path = FIXTURES / rel
+    lines = sorted({e.line for e in parse_spec(path.read_text(encoding="utf-8")).expectations
+                    if e.rule == "WL001"})
+    want = dict(zip(lines, WL001_FIXES[rel], strict=True))
+    for run in lint_runs(path):
+        got = {f.loc.line: f for f in run.findings if f.rule_id == "WL001"}
+        assert set(got) == set(want), f"[{run.target}] WL001 lines {sorted(got)}"
+        for line, mask in want.items():
+            fix = got[line].fix
+            if mask is None:
+                assert fix is None, f"[{run.target}] line {line}: unexpected fix {fix}"
+                continue
+            assert fix is not None and fix.edits, f"[{run.target}] line {line}: no fix"
+            new = " ".join(e.text for e in fix.edits)
+            assert mask in new.lower(), f"[{run.target}] line {line}: fix {new!r} lacks {mask}"
