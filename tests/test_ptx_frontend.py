@@ -698,3 +698,11 @@ def test_display_names():
 def test_demangle_never_raises(name):
     from warplint.frontends.ptx.demangle import demangle
     assert isinstance(demangle("_Z" + name), str)
+
+
+def test_crlf_and_bom():
+    text = "\ufeff" + kernel("\t.reg .b32 %r<3>;\n\tmov.u32 %r1, %laneid;").replace("\n", "\r\n")
+    m = parse_ptx(text, "w.ptx")
+    assert m.target == "sm_80"
+    ins = m.functions[0].body[0]
+    assert ins.text == "mov.u32 %r1, %laneid" and (ins.loc.line, ins.loc.col) == (7, 2)
