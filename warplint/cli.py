@@ -170,13 +170,17 @@ def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
     jobs = max(1, min(jobs, len(files)))
     if jobs == 1:
         return [_lint_one(f, options, show_masks) for f in files]
+    # the first file runs here: it loads the front ends and analyses once, and forked workers
+    # inherit them instead of importing them again each
+    first = [_lint_one(files[0], options, show_masks)]
+    rest = files[1:]
     from concurrent.futures import ProcessPoolExecutor
     try:
-        with ProcessPoolExecutor(max_workers=jobs) as ex:
-            return list(ex.map(_lint_one, files, [options] * len(files), [show_masks] * len(files),
-                               chunksize=max(1, len(files) // (jobs * 4))))
+        with ProcessPoolExecutor(max_workers=min(jobs, len(rest))) as ex:
+            return first + list(ex.map(_lint_one, rest, [options] * len(rest), [show_masks] * len(rest),
+                                       chunksize=max(1, len(rest) // (jobs * 4))))
     except (OSError, ImportError, NotImplementedError):  # no multiprocessing here: run serially
-        return [_lint_one(f, options, show_masks) for f in files]
+        return first + [_lint_one(f, options, show_masks) for f in rest]
 
 
 def _build_options(args, cfg):
