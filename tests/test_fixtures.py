@@ -8,23 +8,7 @@ from fixture_harness import FIXTURES, check_file, fixture_files
 
 # Fixtures whose expectation is right per the specification but which the checker does not meet
 # yet: name -> reason.  strict, so the entry must be removed once the checker is fixed.
-_JOIN_THEN_EXIT = ("lanes that branch to the kernel's final ret/exit (the shape nvcc emits for an early "
-                   "return) are treated as skipping, not exiting: arrival._fate stops at the branch's "
-                   "immediate post-dominator even when every path from there exits without a primitive")
-_BALLOT_MASK = ("a membermask computed as __ballot_sync(0xffffffff, c) is not related to the lanes that "
-                "take `if (c)` (DESIGN.md: the documented correct ballot loop must come out clean)")
-_DUP_WL007 = ("WL007 reports one finding per (access, racing access) pair, so one racing load/store gets "
-              "several findings on the same line; expected: one finding per access")
-_NVCC_C = ("WL006 compares c[4:0] with W-1 literally, but only cval & ~segmask matters "
-           "(maxLane = (lane & segmask) | (cval & ~segmask)); nvcc emits ((32-W)<<8)|0x1f")
-
-KNOWN_CHECKER_GAPS: dict[str, str] = {
-    "ptx/wl004_exit_after_join_clean.ptx": _JOIN_THEN_EXIT,
-    "cuda/wl007_unrolled_volatile_reduce.cu": _DUP_WL007,
-    "cuda/wl002_early_exit_full_mask.cu": (
-        "WL005 only considers sources that are definitely inactive; a source lane that may have "
-        "exited (tid >= n with n not a multiple of 32) is not reported as a possible WL005"),
-}
+KNOWN_CHECKER_GAPS: dict[str, str] = {}
 
 
 def _cases():

@@ -48,23 +48,24 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     return out
 
 
-_QUIET = frozenset({"mov", "ret", "exit", "bra", "cvt", "cvta", "add", "sub", "setp", "and", "or"})
+_OBSERVABLE = frozenset({"st", "atom", "red", "vote", "shfl", "match", "redux", "bar", "barrier",
+                         "call", "activemask", "cp", "mbarrier", "membar", "fence", "trap"})
 
 
-def _exits_quietly(cfg, start: int, target: int) -> bool:
-    """Do all paths from `start` reach the kernel's end doing nothing observable (the shape
-    nvcc gives an early `return`: a branch to the final `ret` block)?"""
+def _exits_at_once(cfg, start: int, target: int) -> bool:
+    """Do all paths from `start` reach the kernel's end doing nothing observable?  That is
+    the early-`return` idiom (nvcc branches to the final `ret` block): such lanes have
+    exited, and exited lanes are not waited for.  Lanes that first store, vote or wait have
+    skipped the instruction instead (CUDA: the result is undefined)."""
     seen, stack = set(), [start]
     while stack:
         b = stack.pop()
-        if b == EXIT:
+        if b == EXIT or b in seen:
             continue
-        if b in seen:
-            continue
-        if b == target or len(seen) > 64:
+        if b == target or len(seen) > 256:
             return False
         seen.add(b)
-        if any(i.op not in _QUIET for i in cfg.blocks[b].instrs):
+        if any(i.op in _OBSERVABLE for i in cfg.blocks[b].instrs):
             return False
         stack.extend(cfg.succs(b))
     return True
@@ -93,7 +94,7 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
             outcomes.add("arrive")
             continue
         if b == stop:
-            outcomes.add("exit" if kernel and _exits_quietly(cfg, b, target) else "skip")
+            outcomes.add("exit" if kernel and _exits_at_once(cfg, b, target) else "skip")
             continue
         block = cfg.blocks[b]
         hit = next((i for i in block.instrs if matches(i)), None)

@@ -15,9 +15,10 @@ def missing_syncwarp(ctx: Context) -> None:
     reported = set()
     for h in find_hazards(ctx.analysis):
         first, second = h.first, h.second
-        if id(second.instr) in reported:  # one finding per racing access
+        where = (second.instr.loc.path, second.instr.loc.line)
+        if where in reported:  # one finding per racing statement
             continue
-        reported.add(id(second.instr))
+        reported.add(where)
         space = _SPACE.get(second.space, "memory")
         line = (first.instr.loc.line)
         if h.kind == "RAW":

@@ -42,6 +42,14 @@ def shfl_width_invalid(ctx: Context) -> None:
                        f"segment of width {width} (expected {want}, i.e. c = {(segmask << 8) | want:#x})")
 
 
+def _exits(fa, op, kernel) -> str:
+    """"all" / "some" / "" : do the lanes missing at this shuffle exit?"""
+    divs = divergences(fa, op.block, lambda i: i.opcode == op.instr.opcode, kernel)
+    if divs and all(d.fate == "exit" for d in divs):
+        return "all"
+    return "some" if any(d.fate == "exit" for d in divs) else ""
+
+
 @rule("WL005")
 def shfl_source_invalid(ctx: Context) -> None:
     fa = ctx.analysis
@@ -65,7 +73,19 @@ def shfl_source_invalid(ctx: Context) -> None:
                 continue
             member = mv.off[lane] & 0xFFFFFFFF if isinstance(mv, Aff) else None
             j, ok = source_lanes(op.instr.mods, b.off[lane], c)[lane]
-            if not ok or not 0 <= j < 32 or active >> j & 1 and (member is None or member >> j & 1):
+            if not ok or not 0 <= j < 32:
+                continue
+            if active >> j & 1 and (member is None or member >> j & 1):
+                # the source can be here; on sm_70+ it may also have exited (early return)
+                if sure >> j & 1 or not ctx.target.independent_scheduling or not sure >> lane & 1 \
+                        and sure:
+                    continue
+                if exited is None:
+                    exited = _exits(fa, op, ctx.kernel)
+                if exited:
+                    why.add("exited")
+                    readers |= 1 << lane
+                    sources |= 1 << j
                 continue
             if member is not None and not member >> j & 1:
                 why.add("not in the membermask")
@@ -73,9 +93,7 @@ def shfl_source_invalid(ctx: Context) -> None:
                 why.add("inactive")
             elif ctx.target.independent_scheduling:
                 if exited is None:
-                    divs = divergences(fa, op.block, lambda i: i.opcode == op.instr.opcode, ctx.kernel)
-                    exited = "all" if divs and all(d.fate == "exit" for d in divs) else (
-                        "some" if any(d.fate == "exit" for d in divs) else "")
+                    exited = _exits(fa, op, ctx.kernel)
                 if not exited:
                     continue
                 why.add("exited")

@@ -349,7 +349,7 @@ class Rewriter:
                 depth_brace += 1
                 sig_depth = None
             elif x == "}":
-                depth_brace -= 1
+                depth_brace = max(0, depth_brace - 1)
             elif x == ";" and depth_brace == 0:
                 sig_depth = None
             if x == "typedef":
