@@ -50,8 +50,8 @@ DIVERGENT_PTX = """\
 \tand.b32 \t%r2, %r1, 1;
 \tsetp.eq.u32 \t%p2, %r2, 0;
 \tvote.sync.ballot.b32 \t%r3, %p2, 0xffffffff;
-\tst.global.u32 \t[%rd2], %r3;
 $DONE:
+\tst.global.u32 \t[%rd2], %r3;
 \tret;
 }
 """
