@@ -198,3 +198,12 @@ def test_cli_sarif_imports_sarif_om_only_when_needed(project):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), timeout=60)
     loaded = out.stdout.strip().splitlines()[-1]
     assert "sarif_om" not in loaded and "jschema_to_python" not in loaded
+
+
+def test_cli_srcroot(project, run_cli):
+    project.write("repo/k/bad.ptx", BUGGY_PTX)
+    status, out, _ = run_cli("--format", "sarif", "--srcroot", "repo", "repo/k/bad.ptx")
+    run = json.loads(out)["runs"][0]
+    loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "k/bad.ptx", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (project.root / "repo").as_uri() + "/"

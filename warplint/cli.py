@@ -287,7 +287,6 @@ def _run(argv: list[str]) -> int:
 
     justifications, unused = apply_suppressions(findings, sources, enabled=enabled,
                                                 report_unused=args.report_unused_suppressions)
-    from .checks import selected
     findings.extend(u for u in unused if not any(code_matches(p, u.rule_id, "unused-suppression")
                                                   for p in options.ignore))
     findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
