@@ -87,3 +87,44 @@ def test_wl001_fix_mask(rel):
             assert fix is not None and fix.edits, f"[{run.target}] line {line}: no fix"
             new = " ".join(e.text for e in fix.edits)
             assert mask in new.lower(), f"[{run.target}] line {line}: fix {new!r} lacks {mask}"
+
+
+ERROR_RULES = {"WL002", "WL003", "WL004", "WL006", "WL009", "WL010"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.relative_to(FIXTURES).as_posix())
+                                  for p in fixture_files()])
+def test_severity_follows_certainty(path):
+    """Possible findings of error rules are warnings; definite ones are errors; warning rules
+    never report errors (WL001 excepted: error where the form is removed)."""
+    from fixture_harness import lint_runs
+    for run in lint_runs(path):
+        for f in run.findings:
+            where = f"[{run.target}] line {f.loc.line} {f.rule_id}({f.certainty})"
+            if f.rule_id in ERROR_RULES:
+                want = "error" if f.certainty == "definite" else "warning"
+                assert f.severity == want, f"{where}: severity {f.severity}, expected {want}"
+            elif f.rule_id != "WL001":
+                assert f.severity == "warning", f"{where}: severity {f.severity}"
+
+
+# WL001 is an error where the non-sync form is removed (sm_70+ from PTX ISA 6.4; any sm_70+
+# target for CUDA source) and a warning elsewhere.
+WL001_SEVERITY = {
+    "ptx/wl001_vote_legacy_sm70_isa64.ptx": {"sm_70": "error"},
+    "ptx/wl001_vote_uni_sm70_isa63.ptx": {"sm_70": "warning"},
+    "ptx/wl001_shfl_legacy_sm60.ptx": {"sm_60": "warning"},
+    "cuda/wl001_legacy_warp_reduce.cu": {"sm_60": "warning", "sm_70": "error"},
+    "cuda/wl001_legacy_votes.cu": {"sm_60": "warning", "sm_70": "error"},
+}
+
+
+@pytest.mark.parametrize("rel", sorted(WL001_SEVERITY))
+def test_wl001_severity(rel):
+    from fixture_harness import lint_runs
+    want = WL001_SEVERITY[rel]
+    runs = lint_runs(FIXTURES / rel)
+    assert sorted(r.target for r in runs) == sorted(want)
+    for run in runs:
+        sev = {f.severity for f in run.findings if f.rule_id == "WL001"}
+        assert sev == {want[run.target]}, f"[{run.target}] WL001 severities {sev}"
