@@ -26,7 +26,16 @@ def repo_url() -> str:
             label, _, url = entry.partition(",")
             if label.strip().lower() in ("homepage", "repository", "source") and url.strip():
                 return url.strip().rstrip("/")
-    except Exception:  # not installed (running from a checkout)
+    except Exception:  # not installed: running from a checkout
+        pass
+    try:  # the checkout's pyproject.toml
+        from ..config import _toml
+        with open(Path(__file__).resolve().parents[2] / "pyproject.toml", "rb") as f:
+            urls = _toml().load(f).get("project", {}).get("urls", {})
+        for label in ("Homepage", "Repository", "Source"):
+            if urls.get(label):
+                return str(urls[label]).rstrip("/")
+    except Exception:
         pass
     return DEFAULT_REPO
 
