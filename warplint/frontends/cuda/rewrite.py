@@ -315,7 +315,7 @@ class Rewriter:
                     sig_depth is not None and (out[-1].kind == "id" or out[-1].text == "*"):
                 i += 1  # unnamed reference parameter
                 continue
-            if x == "=" and sig_depth is not None and depth_paren >= sig_depth and depth_brace == 0:
+            if x == "=" and sig_depth is not None and depth_paren == sig_depth:
                 # default argument: skip to , or ) at this depth
                 j = i + 1
                 d = 0
@@ -339,8 +339,8 @@ class Rewriter:
                     continue
             if x == "(":
                 depth_paren += 1
-                if depth_brace == 0 and depth_paren == 1 and out and out[-1].kind == "id":
-                    sig_depth = 1
+                if sig_depth is None and _sig_start(out):
+                    sig_depth = depth_paren
             elif x == ")":
                 depth_paren -= 1
                 if depth_paren < (sig_depth or 0):
@@ -478,6 +478,20 @@ class Rewriter:
             elif nx.text == ")" and prev == "(" and i + 2 < n and (toks[i + 2].kind in ("id", "num")
                                                                   and toks[i + 2].text not in C_KEYWORDS):
                 typedefs.add(t.text)
+
+
+def _sig_start(out) -> bool:
+    """Is the `(` about to be appended the parameter list of a declared function `T name(`?"""
+    if len(out) < 2:
+        return False
+    name, prev = out[-1], out[-2]
+    if name.kind != "id" or name.text in C_KEYWORDS or name.text in ("__ctor", "_Alignas"):
+        return False
+    if prev.kind == "id":
+        return prev.text not in C_KEYWORDS or prev.text in TYPE_KEYWORDS or prev.text in ("const", "volatile")
+    if prev.text in ("*", "&", ">"):
+        return True
+    return prev.text == ")" and len(out) >= 5 and out[-5].text == "_Alignas"
 
 
 def _sig_like(toks, i) -> bool:
