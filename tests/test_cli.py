@@ -322,3 +322,30 @@ def test_readme_rules_table_is_current():
     expected = {line.split("]")[0][3:]: line for line in rules_markdown(docs.values()).splitlines()[2:]}
     for rid, row in rows.items():
         assert row == expected[rid], f"README row for {rid} differs from the catalogue"
+
+
+def test_random_command_lines_never_raise(tmp_path, monkeypatch):
+    """Whatever the arguments, main() returns 0, 1 or 2 and never raises."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from warplint.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.ptx").write_text(BUGGY_PTX)
+    (tmp_path / "b.ptx").write_text("garbage {{{")
+    vocab = ["a.ptx", "b.ptx", "missing.ptx", ".", "--format", "json", "sarif", "github", "text", "--target",
+             "sm_60", "sm_x", "--select", "WL001", "WL9", "--ignore", "--fail-on", "note", "error", "-D", "X=1",
+             "--jobs", "0", "2", "-1", "--no-possible", "--possible-severity", "--baseline", "--config",
+             "--explain", "--show-masks", "--diff", "--block-dim", "32,2", "--", "-", "rules", "", "\x00",
+             "-o", "out.json", "--srcroot", "--fix", "--report-unused-suppressions"]
+
+    @settings(max_examples=int(os.environ.get("WARPLINT_FUZZ_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from(vocab), max_size=6))
+    def check(argv):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            status = main(argv)
+        assert status in (0, 1, 2), (argv, status)
+        assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), (argv, err.getvalue())
+    check()

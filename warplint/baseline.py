@@ -14,12 +14,16 @@ from .report.fingerprint import FINGERPRINT_KEY
 
 def load(path: str) -> set[tuple[str, str, str]]:
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read baseline: {e.strerror or e}") from None
+        with open(path, "rb") as f:
+            raw = f.read()
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{path!r}: cannot read baseline: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        data = json.loads(raw)
     except ValueError as e:
         raise UsageError(f"{path}: baseline is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: not a SARIF log written by warplint")
     keys = set()
     try:
         for run in data.get("runs", []):

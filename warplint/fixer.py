@@ -149,6 +149,8 @@ def write_atomic(path: str, data: bytes, *, expect: bytes | None = None) -> None
         st = os.stat(path)
     except FileNotFoundError:
         st = None
+    except (OSError, ValueError) as e:
+        raise FixError(f"{path!r}: cannot write: {getattr(e, 'strerror', None) or e}") from None
     if expect is not None:
         try:
             with open(path, "rb") as f:
