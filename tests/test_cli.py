@@ -284,7 +284,6 @@ def test_color_only_when_asked_or_tty(project, run_cli, monkeypatch):
 
 
 def test_cuda_file(project, run_cli):
-    pytest.importorskip("warplint.frontends.cuda")
     project.write("k.cu", "__global__ void k(float *out)\n{\n    float v = out[threadIdx.x];\n"
                           "    v += __shfl_xor(v, 16);\n    out[threadIdx.x] = v;\n}\n")
     status, out, err = run_cli("--target", "sm_70", "k.cu")
@@ -293,7 +292,6 @@ def test_cuda_file(project, run_cli):
 
 
 def test_defines_reach_the_cuda_front_end(project, run_cli):
-    pytest.importorskip("warplint.frontends.cuda")
     project.write("k.cu", "__global__ void k(float *out)\n{\n    float v = out[threadIdx.x];\n"
                           "#ifdef OLD\n    v += __shfl_xor(v, 16);\n#endif\n    out[threadIdx.x] = v;\n}\n")
     assert run_cli("--target", "sm_70", "k.cu")[0] == 0

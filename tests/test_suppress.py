@@ -110,8 +110,6 @@ def test_cli_unused_suppressions(project, run_cli):
 
 
 def test_cuda_suppression(project, run_cli):
-    import pytest
-    pytest.importorskip("warplint.frontends.cuda")
     src = ("__global__ void k(float *out)\n{\n    float v = out[threadIdx.x];\n"
            "    v += __shfl_xor(v, 16); // warplint: ignore[deprecated-non-sync]\n    out[threadIdx.x] = v;\n}\n")
     project.write("k.cu", src)
