@@ -96,15 +96,13 @@ class Instr:
     raw_loc: Loc | None = None
     text: str = ""  # the construct as written (PTX instruction text, CUDA call name)
     negated: frozenset = frozenset()  # indices into srcs written as `!%p`
+    op: str = field(init=False, repr=False, compare=False)  # base opcode: `shfl` for `shfl.sync.bfly.b32`
+    mods: tuple = field(init=False, repr=False, compare=False)  # ("sync", "bfly", "b32")
 
-    @property
-    def op(self) -> str:
-        """Base opcode: `shfl` for `shfl.sync.bfly.b32`."""
-        return self.opcode.split(".", 1)[0]
-
-    @property
-    def mods(self) -> tuple[str, ...]:
-        return tuple(self.opcode.split(".")[1:])
+    def __post_init__(self):
+        parts = self.opcode.split(".")
+        self.op = parts[0]
+        self.mods = tuple(parts[1:])
 
     def __repr__(self) -> str:
         g = f"@{'!' if self.guard[1] else ''}{self.guard[0]} " if self.guard else ""

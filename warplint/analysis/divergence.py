@@ -136,16 +136,19 @@ class _Run:
     def run(self) -> FunctionAnalysis:
         cfg = self.cfg
         order = cfg.rpo()
+        index = {b: i for i, b in enumerate(order)}
         preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
+        acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
+        self.record = True
         for _ in range(MAX_PASSES):
+            # every pass records; the records of the pass that changes nothing are final
+            self.warp_ops, self.barriers, self.accesses = [], [], []
             changed = self._pass(order, preds)
-            if not changed or self.work > self.work_bound:
+            if acyclic or not changed or self.work > self.work_bound:
                 break
         if self.work > self.work_bound:
             self.notes.append(f"analysis work bound ({self.work_bound} steps) reached; "
                               "results in this function are approximate")
-        self.record = True
-        self._pass(order, preds)
         return FunctionAnalysis(cfg.function, cfg, self.lits, self.terms, self.masks,
                                 self.warp_ops, self.barriers, self.accesses, self.cd,
                                 self.edge_cond, self.notes)
@@ -233,20 +236,25 @@ class _Run:
         whole = self._lane_part(mask)
         divergent = any(self._lane_part(m) != whole for _, m in incoming)
         out = dict(incoming[0][0])
-        keys = set(out)
+        differing = set()
         for env, _ in incoming[1:]:
-            keys.update(env)
-        for k in keys:
+            for k, v in env.items():
+                cur = out.get(k)
+                if cur is v:
+                    continue
+                if cur is None:
+                    out[k] = v
+                    if divergent:
+                        differing.add(k)
+                elif cur != v:
+                    differing.add(k)
+        for k in differing:
             vals = [env.get(k) for env, _ in incoming]
-            present = [v for v in vals if v is not None]
-            first = present[0]
-            if all(v == first for v in present):
-                out[k] = first
-                continue
             if divergent:
                 out[k] = self._merge_lanes(b, k, vals, [m for _, m in incoming])
             else:
-                acc = first
+                present = [v for v in vals if v is not None]
+                acc = present[0]
                 for v in present[1:]:
                     if v != acc:
                         acc = self._join_val(b, k, acc, v)
@@ -567,6 +575,24 @@ def _shfl_in_range(ins: Instr, vals) -> int | None:
         return None
     src = source_lanes(ins.mods, b.off[0], c.off[0])
     return sum(1 << l for l, (j, ok) in enumerate(src) if ok)
+
+
+def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
+    """(source lane j, in range) of one lane, per the shfl.sync table in the spec."""
+    segmask = (c >> 8) & 0x1F
+    cval = c & 0x1F
+    mode = next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
+    max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
+    if mode == "up":
+        j = lane - b
+        return j, j >= max_lane
+    if mode == "down":
+        j = lane + b
+    elif mode == "bfly":
+        j = lane ^ b
+    else:
+        j = (lane & segmask) | (b & ~segmask & 0x1F)
+    return j, j <= max_lane
 
 
 def source_lanes(mods, b: int, c: int) -> list[tuple[int, bool]]:

@@ -235,6 +235,16 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
       only_member_possible / only_member_definite: the converse.
     Or None when too many literals are involved to decide.
     """
+    ea, em = active.exact, member.exact
+    if ea is not None and em is not None:  # the common case: no conditions at all
+        return {"only_active_possible": ea & ~em, "only_active_definite": ea & ~em,
+                "only_member_possible": em & ~ea, "only_member_definite": em & ~ea}
+    if lits is not None:
+        wa, wm = active.warp_exact(lits), member.warp_exact(lits)
+        if wa is not None and wm is not None and not member.lits:
+            # only warp-uniform conditions decide whether the warp gets here at all
+            return {"only_active_possible": wa & ~wm, "only_active_definite": wa & ~wm,
+                    "only_member_possible": wm & ~wa, "only_member_definite": wm & ~wa}
     ex = _exec_formula(active, lits)
     res = {"only_active_possible": 0, "only_active_definite": 0,
            "only_member_possible": 0, "only_member_definite": 0}
@@ -278,6 +288,9 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
 
 def definite_bits(s: LaneSet, lits: "Literals | None" = None) -> int:
     """Lanes that are in `s` on every valuation where `s` is non-empty."""
+    e = s.exact if lits is None else s.warp_exact(lits)
+    if e is not None:
+        return e
     ex = _exec_formula(s, lits)
     out = 0
     cache: dict = {}

@@ -30,8 +30,18 @@ def _is_sync(ins) -> bool:
     return False
 
 
+_BYTES_CACHE: dict = {}
+
+
 def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
+    key = (id(acc), lanes)
+    hit = _BYTES_CACHE.get(key)
+    if hit is not None and hit[0] is acc:
+        return hit[1]
+    if len(_BYTES_CACHE) > 4096:
+        _BYTES_CACHE.clear()
     out: dict[int, set[int]] = {}
+    _BYTES_CACHE[key] = (acc, out)
     addr = acc.addr
     for lane in range(32):
         if lanes >> lane & 1:
@@ -41,6 +51,22 @@ def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
     return out
 
 
+_PRIVATE: dict = {}
+
+
+def _private(off: tuple, size: int) -> bool:
+    """Are the per-lane byte ranges pairwise disjoint?"""
+    key = (off, size)
+    hit = _PRIVATE.get(key)
+    if hit is None:
+        ordered = sorted(off)
+        hit = all(y - x >= size for x, y in zip(ordered, ordered[1:]))
+        if len(_PRIVATE) > 4096:
+            _PRIVATE.clear()
+        _PRIVATE[key] = hit
+    return hit
+
+
 def _conflict(a: MemAccess, b: MemAccess, lits):
     """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
     if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
@@ -48,6 +74,11 @@ def _conflict(a: MemAccess, b: MemAccess, lits):
     if a.space != b.space and "generic" not in (a.space, b.space):
         return None
     pa, pb = a.active.possible_bits, b.active.possible_bits
+    oa, ob = a.addr.off, b.addr.off
+    if max(oa) + a.size <= min(ob) or max(ob) + b.size <= min(oa):
+        return None  # disjoint address ranges
+    if oa == ob and a.size == b.size and _private(oa, a.size):
+        return None  # every lane touches only its own element
     table = _bytes(a, pa)
     da = db = None
     for lane in range(32):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..analysis.arrival import divergences
-from ..analysis.divergence import source_lanes
+from ..analysis.divergence import source_lane
 from ..analysis.lanes import definite_bits, lane_ranges
 from ..analysis.values import Aff
 from . import Context, rule
@@ -72,7 +72,7 @@ def shfl_source_invalid(ctx: Context) -> None:
             if not active >> lane & 1:
                 continue
             member = mv.off[lane] & 0xFFFFFFFF if isinstance(mv, Aff) else None
-            j, ok = source_lanes(op.instr.mods, b.off[lane], c)[lane]
+            j, ok = source_lane(op.instr.mods, lane, b.off[lane], c)
             if not ok or not 0 <= j < 32:
                 continue
             if active >> j & 1 and (member is None or member >> j & 1):
