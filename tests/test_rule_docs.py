@@ -34,6 +34,8 @@ def test_document(rid):
     doc = catalog()[rid]
     assert doc.slug == SLUGS[rid]
     assert doc.severity == SEVERITY[rid]
+    from warplint.checks import DEFAULT_SEVERITY
+    assert DEFAULT_SEVERITY[rid] == doc.severity, "checker default severity differs from the document"
     assert doc.name and doc.summary and doc.targets
     headings = [line[3:].strip() for line in doc.body.splitlines() if line.startswith("## ")]
     for section in SECTIONS:
