@@ -26,7 +26,7 @@ def test_help(run_cli):
 def test_version_starts_fast_without_heavy_imports():
     code = ("import sys; from warplint.cli import main; main(['--version']); "
             "print(sorted(m for m in ('networkx', 'lark', 'pycparser', 'sarif_om', 'jschema_to_python', "
-            "'warplint.engine', 'concurrent.futures') if m in sys.modules))")
+            "'warplint.engine', 'warplint.ir', 'concurrent.futures') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 

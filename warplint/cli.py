@@ -382,15 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         pass
     try:
-        from .errors import UsageError
-    except Exception as e:  # pragma: no cover - broken installation
-        _err(f"warplint: internal error: {e}")
-        return EXIT_ERROR
-    try:
         return _run(argv)
-    except UsageError as e:
-        _err(f"warplint: error: {e}")
-        return EXIT_ERROR
     except SystemExit as e:  # argparse: --help, --version, bad options
         code = e.code
         return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_ERROR)
@@ -404,6 +396,10 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return EXIT_ERROR
     except Exception as e:
+        from .errors import UsageError  # imported here: `--version` does not need the IR
+        if isinstance(e, UsageError):
+            _err(f"warplint: error: {e}")
+            return EXIT_ERROR
         _err(f"warplint: internal error: {type(e).__name__}: {e} "
              "(please report this at https://github.com/warplint/warplint/issues)")
         return EXIT_ERROR
