@@ -30,8 +30,27 @@ def cache_dir() -> Path:
     return Path(base) / "warplint"
 
 
+_CODE: str | None = None
+
+
+def _code_fingerprint() -> str:
+    """Size and mtime of every file of the installed package, so that a changed warplint
+    (an upgrade, a development checkout) never reuses results of the old one."""
+    global _CODE
+    if _CODE is None:
+        h = hashlib.sha256()
+        root = Path(__file__).resolve().parent
+        for p in sorted(root.rglob("*")):
+            if p.suffix in (".py", ".md", ".lark"):
+                st = p.stat()
+                h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}".encode())
+        _CODE = h.hexdigest()
+    return _CODE
+
+
 def key(path: str, data: bytes, options) -> str:
     h = hashlib.sha256()
+    h.update(_code_fingerprint().encode())
     opts = {f: getattr(options, f, None) for f in _OPTION_FIELDS}
     h.update(json.dumps([__version__, os.path.abspath(path), opts], sort_keys=True, default=str).encode())
     h.update(b"\0")
