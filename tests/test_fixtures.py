@@ -114,6 +114,7 @@ WL001_SEVERITY = {
     "ptx/wl001_vote_legacy_sm70_isa64.ptx": {"sm_70": "error"},
     "ptx/wl001_vote_uni_sm70_isa63.ptx": {"sm_70": "warning"},
     "ptx/wl001_shfl_legacy_sm60.ptx": {"sm_60": "warning"},
+    "ptx/wl001_vote_isa64_sm61.ptx": {"sm_61": "warning"},
     "cuda/wl001_legacy_warp_reduce.cu": {"sm_60": "warning", "sm_70": "error"},
     "cuda/wl001_legacy_votes.cu": {"sm_60": "warning", "sm_70": "error"},
 }
