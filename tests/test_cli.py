@@ -347,3 +347,13 @@ def test_random_command_lines_never_raise(tmp_path, monkeypatch):
         assert status in (0, 1, 2), (argv, status)
         assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), (argv, err.getvalue())
     check()
+
+
+def test_ptx_locations(project, run_cli):
+    src = BUGGY_PTX.replace(".address_size 64\n", ".address_size 64\n.file 1 \"/src/kernel.cu\"\n").replace(
+        "    vote.any.pred", "    .loc 1 7 3\n    vote.any.pred")
+    project.write("a.ptx", src)
+    status, out, _ = run_cli("a.ptx")
+    assert out.startswith("/src/kernel.cu:7:3: error:")
+    status, out, _ = run_cli("--ptx-locations", "ptx", "a.ptx")
+    assert out.startswith("a.ptx:13:5: error:")

@@ -58,6 +58,8 @@ def _parser():
     cu.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     cu.add_argument("-I", dest="include_paths", action="append", default=[], metavar="DIR")
     cu.add_argument("--via-nvcc", action="store_true", help="compile .cu files with nvcc and lint the PTX")
+    cu.add_argument("--ptx-locations", choices=("source", "ptx"), default="source",
+                    help="report PTX findings at the source line named by .loc (default) or at the PTX line")
     cu.add_argument("--block-dim", metavar="X[,Y[,Z]]", help="block dimensions (default: blockDim.x a multiple of 32)")
     fx = p.add_argument_group("fixes")
     fx.add_argument("--fix", action="store_true", help="apply automatic fixes in place")
@@ -214,6 +216,7 @@ def _build_options(args, cfg):
         o.defines[name] = value if _ else "1"
     o.include_paths = list(args.include_paths) + list(cfg.include_paths)
     o.via_nvcc = args.via_nvcc
+    o.map_ptx_locations = args.ptx_locations == "source"
     if args.block_dim:
         try:
             dims = [int(x) for x in args.block_dim.replace("x", ",").split(",") if x.strip()]
