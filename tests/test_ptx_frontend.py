@@ -706,3 +706,23 @@ def test_crlf_and_bom():
     assert m.target == "sm_80"
     ins = m.functions[0].body[0]
     assert ins.text == "mov.u32 %r1, %laneid" and (ins.loc.line, ins.loc.col) == (7, 2)
+
+
+def test_call_without_callee():
+    e = error_at(kernel("\t.param .b32 retval0;\n\tcall.uni (retval0);"))
+    assert e.message == "call without a callee" and e.loc.line == 7
+
+
+def test_fast_and_general_paths_agree():
+    """One-line instructions with simple operands take a fast path; it must build exactly what
+    the general token path builds."""
+    from warplint.frontends.ptx.parser import parse_module
+
+    def sig(m):
+        return [(x.opcode, x.dests, x.srcs, x.loc, x.raw_loc, x.guard, x.text, x.negated)
+                if isinstance(x, Instr) else (x.name, x.loc) for f in m.functions for x in f.body]
+    paths = sorted(FIXTURES.parent.glob("**/*.ptx"))
+    assert paths
+    for p in paths:
+        text = p.read_text()
+        assert sig(parse_module(text, str(p), fast=True)) == sig(parse_module(text, str(p), fast=False)), p

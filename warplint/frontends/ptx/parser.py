@@ -29,9 +29,18 @@ from ...targets import parse_ptx_target
 # token kinds: L a whole `.loc` line, D directive, N name, F float literal, I integer literal,
 # S string, punctuation is its own character, U unterminated comment, E bad character,
 # Z end of input; X (made by the tokenizer loop) stands for the skipped body of a `.section`
-_TOKEN = re.compile(
-    r"""(?:[ \t\r\n\f\v\ufeff]+|//[^\n]*|/\*[\s\S]*?\*/)*
-    (?:
+_NAME = r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*"
+_INT = r"-?(?:0[xX][0-9a-fA-F]+|\d+)U?"
+_FAST_OP = (rf"(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|{_INT}"
+            rf"|%?{_NAME}(?:[ \t]*[+-][ \t]*\d+)?"
+            rf"|\[[ \t]*(?:%?{_NAME}(?:[ \t]*[+-][ \t]*-?\d+)?|\d+)[ \t]*\])(?![\w$.])")
+# the hot path: a whole one-line instruction with simple operands (registers, names, integers,
+# addresses) is one `T` token; anything else is left to the general tokens below
+_FAST_OPS = r"[ \t]+[^;\n{}()!\"/:@<>=*]*"
+# (a dotted opcode or at least one operand: `name;` is a declaration's last name, not `ret;`)
+_FAST = (rf"(?P<T>(?:@!?%?{_NAME}[ \t]+)?[A-Za-z_][\w$]*"
+         rf"(?:(?:(?:\.|::)[\w$]+)+(?:{_FAST_OPS})?|{_FAST_OPS})[ \t]*;)")
+_GENERAL = r"""
       (?P<L>\.loc(?![\w$.])[^\n]*)
      |(?P<D>\.[A-Za-z_$][\w$]*(?:(?:\.|::)[\w$]+)*)
      |(?P<N>[A-Za-z_$%][\w$]*(?:(?:\.|::)[\w$]+)*)
@@ -42,12 +51,29 @@ _TOKEN = re.compile(
      |(?P<U>/\*)
      |(?P<Z>\Z)
      |(?P<E>[\s\S])
-    )""",
-    re.X | re.ASCII,
-)
-_KINDS = [None] * 12
-for _name, _idx in _TOKEN.groupindex.items():
-    _KINDS[_idx] = _name
+"""
+_SKIP = r"(?:[ \t\r\n\f\v\ufeff]+|//[^\n]*|/\*[\s\S]*?\*/)*"
+
+
+def _token_re(fast: bool):
+    rx = re.compile(_SKIP + "(?:" + (_FAST + "|" if fast else "") + _GENERAL + ")", re.X | re.ASCII)
+    kinds = [None] * (rx.groups + 1)
+    for name, idx in rx.groupindex.items():
+        kinds[idx] = name
+    return rx, kinds
+
+
+_TOKEN, _KINDS = _token_re(True)
+_TOKEN_SLOW, _KINDS_SLOW = _token_re(False)
+_FAST_OP_RE = re.compile(_FAST_OP, re.ASCII)
+
+
+class _NotSimple(Exception):
+    pass
+
+
+_FAST_ADDR = re.compile(rf"\[[ \t]*(?:(%?{_NAME})|(\d+))(?:[ \t]*([+-])[ \t]*(-?\d+))?[ \t]*\]", re.ASCII)
+_FAST_NAME_OFF = re.compile(rf"(%?{_NAME})[ \t]*([+-])[ \t]*(\d+)", re.ASCII)
 
 _SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*(?=\{)")
 _SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
@@ -109,7 +135,7 @@ def _float(text: str) -> float:
 
 class _Parser:
     def __init__(self, text: str, path: str, statements_mode: bool = False,
-                 line: int = 1, col: int = 1, map_locations: bool = True):
+                 line: int = 1, col: int = 1, map_locations: bool = True, fast: bool = True):
         self.text = text
         self.path = path
         self.statements_mode = statements_mode
@@ -124,10 +150,10 @@ class _Parser:
         self.line_starts.pop()
         toks = []
         append = toks.append
-        kinds = _KINDS
+        token_re, kinds = (_TOKEN, _KINDS) if fast else (_TOKEN_SLOW, _KINDS_SLOW)
         pos = 0
         while True:
-            for m in _TOKEN.finditer(text, pos):
+            for m in token_re.finditer(text, pos):
                 idx = m.lastindex
                 k = kinds[idx]
                 if k == "P":
@@ -157,6 +183,7 @@ class _Parser:
         self.files: dict[int, str] = {}
         self.cur_loc: tuple | None = None
         self.loc_cache: dict[str, tuple] = {}
+        self.fast_cache: dict[str, object] = {}  # operand text -> operand (function scope)
         self.pending: list[Instr] = []  # instructions under a `.loc`, in order
         self.mapped: list[tuple[int, tuple]] = []  # (index into pending, (file, line, col))
         self.regcache: dict[str, Reg] = {}
@@ -551,6 +578,7 @@ class _Parser:
         text = self.text
         first_open = toks[self.i][2]
         self.i += 1
+        self.fast_cache.clear()
         # scopes: list of (dict name -> operand, open position); index 0 is the function body
         scopes: list = [({}, first_open)]
         top = scopes[0][0]
@@ -564,6 +592,15 @@ class _Parser:
         i = self.i
         while True:
             k, v, p = toks[i]
+            if k == "T":
+                try:
+                    self.fast_instruction(v, p, out, scopes, fn_regs, statements, label_scope_ids,
+                                          branch_fixups)
+                except _NotSimple:
+                    self.slow_instruction(v, p, out, scopes, fn_regs, statements, label_scope_ids,
+                                          branch_fixups)
+                i += 1
+                continue
             if k == "N" or k == "@":
                 if k == "N" and toks[i + 1][0] == ":":
                     # a label, or a `.branchtargets` / `.calltargets` / `.callprototype` declaration
@@ -576,7 +613,7 @@ class _Parser:
                             tk = toks[j][0]
                             if tk == ";" and depth == 0:
                                 break
-                            if tk in "ZUE" or tk == "{" or tk == "}" or (tk == "D" and nv != ".callprototype"):
+                            if tk in "ZUET" or tk == "{" or tk == "}" or (tk == "D" and nv != ".callprototype"):
                                 self.i = j
                                 raise self.tok_error(toks[j], f"';' after '{nv}'")
                             if tk == "(":
@@ -608,6 +645,7 @@ class _Parser:
                 continue
             if k == "D":
                 if v == ".reg" or v in _SPACES:
+                    self.fast_cache.clear()
                     self.i = i
                     space = _SPACES.get(v)
                     names = self.var_decl_ranges()
@@ -792,10 +830,17 @@ class _Parser:
         ops, negated, first_group, j = self.operands(i + 1, scopes, fn_regs, statements, label_ops)
         semi = toks[j][2]
         raw = text[start:semi]
+        if "\n" in raw:
+            self.check_newlines(i, j)
+        self.finish(opcode, base, label_ops, may_write, ops, negated, first_group, start, semi, raw,
+                    guard, out, scopes, label_scope_ids, branch_fixups)
+        return j + 1
+
+    def finish(self, opcode, base, label_ops, may_write, ops, negated, first_group, start, semi,
+               raw, guard, out, scopes, label_scope_ids, branch_fixups) -> None:
         ln = bisect_right(self.line_starts, start)
         col = start - self.line_starts[ln - 1] + 1
         if "\n" in raw:
-            self.check_newlines(i, j)
             raw = " ".join(part.split("//", 1)[0].strip() for part in raw.split("\n"))
             raw = " ".join(raw.split())
             eln, ecol = self.pos(semi)
@@ -808,7 +853,7 @@ class _Parser:
             ln += self.line_off
             eln, ecol = ln, col + (semi - start)
         if base == "call":
-            dests, srcs = self.call_operands(ops, first_group, j)
+            dests, srcs = self.call_operands(ops, first_group, semi)
         elif may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
             dests = tuple(ops[:first_group])
             srcs = tuple(ops[first_group:])
@@ -824,7 +869,93 @@ class _Parser:
             self.pending.append(ins)
         if label_ops and (len(scopes) > 1 or base == "brx"):
             branch_fixups.append((ins, tuple(label_scope_ids)))
-        return j + 1
+
+    def fast_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
+                         branch_fixups) -> None:
+        """A `T` token: a one-line instruction whose operands are all simple."""
+        raw = v[:-1]
+        body = raw
+        guard = None
+        if body[0] == "@":
+            g, body = body.split(None, 1)
+            neg = g[1] == "!"
+            gname = g[2:] if neg else g[1:]
+            r = self.resolve(gname, scopes, fn_regs, statements, False)
+            if not isinstance(r, Reg):
+                raise self.error(start + (2 if neg else 1),
+                                 f"expected a predicate register after '@', found '{_show(gname)}'")
+            guard = (r.name, neg)
+        parts = body.split(None, 1)
+        opcode = parts[0]
+        info = _OPCODE_INFO.get(opcode)
+        if info is None:
+            base = opcode.split(".", 1)[0]
+            info = (base, base in _LABEL_OPERANDS,
+                    base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX))
+            if len(_OPCODE_INFO) < 10000:
+                _OPCODE_INFO[opcode] = info
+        base, label_ops, may_write = info
+        ops = []
+        first_group = 0
+        if len(parts) > 1:
+            cache = self.fast_cache if len(scopes) == 1 and not statements else None
+            first = True
+            for item in parts[1].split(","):
+                for t in item.split("|") if "|" in item else (item,):
+                    t = t.strip()
+                    op = cache.get(t) if cache is not None else None
+                    if op is None:
+                        op = self.fast_operand(t, start, scopes, fn_regs, statements, label_ops)
+                        if cache is not None:
+                            cache[t] = op
+                    ops.append(op)
+                if first:
+                    first_group = len(ops)
+                    first = False
+        self.finish(opcode, base, label_ops, may_write, ops, None, first_group, start,
+                    start + len(raw), raw, guard, out, scopes, label_scope_ids, branch_fixups)
+
+    def slow_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
+                         branch_fixups) -> None:
+        """A `T` token whose operands are not all simple: tokenize it the general way."""
+        sub = []
+        for m in _TOKEN_SLOW.finditer(self.text, start, start + len(v)):
+            idx = m.lastindex
+            k = _KINDS_SLOW[idx]
+            val = m.group(idx)
+            sub.append((val, val, m.start(idx)) if k == "P" else (k, val, m.start(idx)))
+            if k in "ZUE":
+                break
+        if sub[-1][0] != "Z":
+            sub.append(("Z", "", start + len(v)))
+        saved = self.toks
+        self.toks = sub
+        try:
+            self.instruction(0, out, scopes, scopes[0][0], fn_regs, self.regcache, statements,
+                             label_scope_ids, branch_fixups, self.text)
+        finally:
+            self.toks = saved
+
+    def fast_operand(self, t: str, start: int, scopes, fn_regs, statements, label_ops):
+        if not _FAST_OP_RE.fullmatch(t):
+            raise _NotSimple
+        c = t[0]
+        if c == "[":
+            m = _FAST_ADDR.match(t)
+            base = self.resolve(m[1], scopes, fn_regs, statements, False) if m[1] else None
+            off = _int(m[2]) if m[2] else 0
+            if m[3]:
+                off += _int(m[4]) if m[3] == "+" else -_int(m[4])
+            return Addr(base, off)
+        if c == "-" or c.isdigit():
+            if len(t) > 2 and t[1] in "fFdD" and c == "0":
+                return Imm(_float(t))
+            return Imm(-_int(t[1:]) if c == "-" else _int(t))
+        if "+" in t or "-" in t:
+            m = _FAST_NAME_OFF.fullmatch(t)
+            base = self.resolve(m[1], scopes, fn_regs, statements, label_ops)
+            return Addr(base, _int(m[3]) if m[2] == "+" else -_int(m[3]))
+        return self.resolve(t, scopes, fn_regs, statements, label_ops)
 
     def missing_semicolon(self, j: int) -> None:
         k, v, p = self.toks[j]
@@ -947,7 +1078,7 @@ class _Parser:
         toks = self.toks
         k, v, p = toks[n]
         prev = toks[n - 1]
-        if k in "DZUE@:L" or k == "}" or k == "{" and after or (
+        if k in "DZUE@:LT" or k == "}" or k == "{" and after or (
                 self.text.find("\n", prev[2] + len(prev[1]), p) >= 0 and after):
             self.missing_semicolon(n - 1)
         if after:
@@ -978,7 +1109,7 @@ class _Parser:
                 a, n = self.address(n + 1, scopes, fn_regs, statements)
                 items.append(a)
             else:
-                if tk in "DZUE@:L;":
+                if tk in "DZUE@:L;T":
                     self.missing_semicolon(n - 1)
                 raise self.tok_error(toks[n], "a vector element" if close == "}" else "a call argument")
             tk = toks[n][0]
@@ -988,7 +1119,7 @@ class _Parser:
             if tk == close:
                 n += 1
                 break
-            if tk in "DZUE@:L;":
+            if tk in "DZUE@:L;T":
                 self.missing_semicolon(n - 1)
             raise self.tok_error(toks[n], f"',' or '{close}'")
         return (Vec(tuple(items)) if close == "}" else _Group(items)), n
@@ -1026,7 +1157,7 @@ class _Parser:
                     depth -= 1
                 elif k == "]" and depth <= 0:
                     return Addr(base, 0), n + 1
-                elif k in "DZUE@:L;[":
+                elif k in "DZUE@:L;[T":
                     break
                 n += 1
         while toks[n][0] in "+-":
@@ -1040,19 +1171,19 @@ class _Parser:
             off += sign * self.number(toks[n][1], toks[n][2])
             n += 1
         if toks[n][0] != "]":
-            if toks[n][0] in "DZUE@:L;":
+            if toks[n][0] in "DZUE@:L;T":
                 self.missing_semicolon(n - 1) if toks[n][0] != ";" else None
             raise self.tok_error(toks[n], "']' after the address")
         return Addr(base, off), n + 1
 
-    def call_operands(self, ops, first_group, j):
+    def call_operands(self, ops, first_group, semi: int):
         """call [(rets),] callee [, (args)] [, proto | targets]"""
         rets: tuple = ()
         rest = list(ops)
         if rest and isinstance(rest[0], _Group):
             rets = tuple(rest.pop(0).items)
         if not rest or isinstance(rest[0], _Group):
-            raise self.error(self.toks[j][2], "call without a callee")
+            raise self.error(semi, "call without a callee")
         callee = rest.pop(0)
         args: tuple = ()
         if rest and isinstance(rest[0], _Group):
@@ -1077,8 +1208,8 @@ class _Group:
         self.items = items
 
 
-def parse_module(text: str, path: str, map_locations: bool = True) -> Module:
-    p = _Parser(text, path, map_locations=map_locations)
+def parse_module(text: str, path: str, map_locations: bool = True, fast: bool = True) -> Module:
+    p = _Parser(text, path, map_locations=map_locations, fast=fast)
     try:
         return p.parse_module()
     except InputError:
@@ -1090,8 +1221,8 @@ def parse_module(text: str, path: str, map_locations: bool = True) -> Module:
         raise InputError(p.loc(tok[2]), f"cannot parse PTX here ({type(e).__name__}: {e})") from None
 
 
-def parse_statements(text: str, path: str, line: int = 1, col: int = 1) -> list:
-    p = _Parser(text, path, statements_mode=True, line=line, col=col)
+def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bool = True) -> list:
+    p = _Parser(text, path, statements_mode=True, line=line, col=col, fast=fast)
     out: list = []
     try:
         p.toks.insert(0, ("{", "{", 0))  # a synthetic outer block, closed by the end of input
