@@ -475,3 +475,15 @@ if given is not None:
                 CFG(f)
             except InputError:
                 pass
+
+
+def test_member_functions_are_notes_and_constructor_init():
+    m = parse("""struct W { __device__ int lane() const { return threadIdx.x & 31; } };
+__device__ void f(int x) {}
+__device__ int g(int x) { return x; }
+__global__ void k(int *a) { half2 v(1.f, 2.f); f(1); g(2); a[0] = g(3); }""")
+    assert [d.message for d in m.diagnostics] == [
+        "function 'lane' not analysed: member functions of classes are not supported"]
+    assert (m.diagnostics[0].loc.line, m.diagnostics[0].loc.col) == (1, 27)
+    calls = instrs(fn(m, "k"), "call")
+    assert [(c.srcs[0].name, len(c.dests)) for c in calls] == [("__ctor", 1), ("f", 0), ("g", 0), ("g", 1)]

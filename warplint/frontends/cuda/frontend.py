@@ -172,10 +172,34 @@ def parse_cuda(text: str, path: str, options) -> Module:
                 nt = chunk.name_tok
                 module.diagnostics.append(Diagnostic(Loc(nt.path, nt.line, nt.col), "note",
                                                      f"function '{nt.text}' not analysed: {err}"))
+            elif not chunk.is_func:
+                for nt in _member_functions(chunk, path):
+                    module.diagnostics.append(Diagnostic(
+                        Loc(nt.path, nt.line, nt.col), "note",
+                        f"function '{nt.text}' not analysed: member functions of classes are not supported"))
             continue
         lowerer.top(ast, where, chunk.toks)
     lowerer.finish()
     return module
+
+
+def _member_functions(chunk, path):
+    """`__device__`/`__global__` functions defined inside a struct/class that did not parse."""
+    toks = chunk.toks
+    if not any(t.text in ("struct", "union") for t in toks[:8]):
+        return []
+    out = []
+    n = len(toks)
+    for i, t in enumerate(toks):
+        if t.kind == "num" and t.text in ("7003", "7010") and i >= 2 and toks[i - 2].text == "_Alignas":
+            for j in range(i + 1, min(n - 1, i + 40)):
+                if toks[j].text in (";", "{", "}"):
+                    break
+                if toks[j].kind == "id" and toks[j + 1].text == "(" and toks[j].text != "_Alignas":
+                    if toks[j].path == path and (not out or out[-1] is not toks[j]):
+                        out.append(toks[j])
+                    break
+    return out
 
 
 def _is_device_chunk(chunk) -> bool:

@@ -54,6 +54,8 @@ def _closing(lw, start):
 
 
 def call(lw, e):
+    discard = lw.discard
+    lw.discard = False  # only the outermost call of an expression statement
     name = _name(e)
     args = _args(e)
     if name is None:
@@ -204,7 +206,7 @@ def call(lw, e):
         v, t = lw.rvalue(a)
         vals.append(v)
     rt = lw.func_types.get(name, OPAQUE)
-    if rt.kind == "b" and rt.name == "void":
+    if rt.kind == "b" and rt.name == "void" or discard:
         lw.emit("call", (), (Sym(name),) + tuple(vals), loc, text=name)
         return Imm(0), INT
     d = lw.temp()

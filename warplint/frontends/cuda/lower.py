@@ -176,6 +176,7 @@ class Lowerer:
         self.funcs: set[str] = set()
         self.func_types: dict[str, T] = {}
         self.nasm = 0
+        self.discard = False
         self.chunk_toks = None
         self.tok_index = {}
 
@@ -478,6 +479,13 @@ class Lowerer:
         m = getattr(self, "s_" + type(s).__name__, None)
         if m is None:
             if isinstance(s, (A.EmptyStatement, A.Pragma, A.StaticAssert)):
+                return
+            if isinstance(s, A.FuncCall):
+                self.discard = True  # a call whose value is not used gets no destination
+                try:
+                    self.rvalue(s)
+                finally:
+                    self.discard = False
                 return
             if isinstance(s, A.Node):
                 self.rvalue(s)

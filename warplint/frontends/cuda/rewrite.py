@@ -179,6 +179,7 @@ class Rewriter:
         sig_depth = None  # paren depth of a function signature being read (top level)
         depth_paren = 0
         depth_brace = 0
+        kinds: list[str] = []  # per open brace: "code" (a body) or "type" (struct/enum/initialiser)
         while i < n:
             t = toks[i]
             x = t.text
@@ -263,7 +264,8 @@ class Rewriter:
                     i += 1
                     continue
                 # constructor-style initialisation inside a body: T x(a, b); -> T x = __ctor(a, b);
-                if depth_brace > 0 and i + 1 < n and toks[i + 1].text == "(" and out and \
+                if kinds and kinds[-1] == "code" and i + 2 < n and toks[i + 1].text == "(" and out and \
+                        toks[i + 2].text != ")" and \
                         (out[-1].text in typedefs or out[-1].text in TYPE_KEYWORDS) and \
                         x not in C_KEYWORDS and x not in typedefs and \
                         (len(out) < 2 or out[-2].text not in (".", "->")):
@@ -348,8 +350,11 @@ class Rewriter:
             elif x == "{":
                 depth_brace += 1
                 sig_depth = None
+                kinds.append(_brace_kind(out))
             elif x == "}":
                 depth_brace = max(0, depth_brace - 1)
+                if kinds:
+                    kinds.pop()
             elif x == ";" and depth_brace == 0:
                 sig_depth = None
             if x == "typedef":
@@ -478,6 +483,17 @@ class Rewriter:
             elif nx.text == ")" and prev == "(" and i + 2 < n and (toks[i + 2].kind in ("id", "num")
                                                                   and toks[i + 2].text not in C_KEYWORDS):
                 typedefs.add(t.text)
+
+
+def _brace_kind(out) -> str:
+    """Kind of the `{` about to be appended: a code block, or a struct/enum body / initialiser."""
+    for j in range(len(out) - 1, max(-1, len(out) - 64), -1):
+        x = out[j].text
+        if x in ("struct", "union", "enum", "=", ","):
+            return "type"
+        if x in (")", ";", "{", "}", "else", "do", ":"):
+            return "code"
+    return "type"
 
 
 def _sig_start(out) -> bool:
