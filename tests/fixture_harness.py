@@ -19,6 +19,9 @@ Annotations are ordinary `//` comments (valid in both PTX and CUDA-C):
       - ``.cu``: one run per target of ``warplint.options.DEFAULT_TARGETS`` (sm_60 and sm_70),
         each separately, so a file without target-specific expectations is checked against
         both execution models.
+``// block_dim: 32, 8``
+    Lint with ``Options(block_dim=(32, 8, 1))`` (the launch shape the kernel assumes); without
+    it the analysis assumes the default: a 1-D block whose x size is a multiple of 32.
 ``// clean: <why>``
     Documentation only: the file is expected to produce no findings (it has no ``expect``), and
     the comment says why a naive tool would flag it.
@@ -52,6 +55,7 @@ _EXPECT = re.compile(r"expect(?:\[([^\]]*)\])?\s*:\s*([^;]*?)\s*(?=;|//|$)")
 _ITEM = re.compile(r"^(WL\d{3})(?:\((possible|definite)\))?$")
 _TARGETS = re.compile(r"//\s*targets\s*:\s*(.*?)\s*$", re.M)
 _ALSO = re.compile(r"//\s*also\s*:\s*(.*?)\s*$", re.M)
+_BLOCK_DIM = re.compile(r"//\s*block_dim\s*:\s*(.*?)\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Spec:
     targets: list[str] | None  # None: the default for the language (see module docstring)
     expectations: list[Expectation] = field(default_factory=list)
     also: set[str] = field(default_factory=set)
+    block_dim: tuple[int, int, int] | None = None
 
 
 def _split(text: str) -> list[str]:
@@ -76,6 +81,10 @@ def _split(text: str) -> list[str]:
 def parse_spec(text: str) -> Spec:
     m = _TARGETS.search(text)
     spec = Spec(_split(m[1]) if m else None)
+    bm = _BLOCK_DIM.search(text)
+    if bm:
+        dims = [int(x) for x in _split(bm[1])]
+        spec.block_dim = tuple(dims + [1] * (3 - len(dims)))  # type: ignore[assignment]
     for am in _ALSO.finditer(text):
         spec.also.update(_split(am[1]))
     for n, line in enumerate(text.splitlines(), 1):
@@ -107,8 +116,10 @@ def target_runs(path: str | Path, spec: Spec) -> list[str | None]:
     return [None]
 
 
-def options_for(path: str | Path, target: str | None) -> Options:
+def options_for(path: str | Path, target: str | None, spec: Spec | None = None) -> Options:
     opts = Options(targets=[target] if target else None)
+    if spec is not None and spec.block_dim:
+        opts.block_dim = spec.block_dim
     if str(path).endswith(".ptx"):
         opts.map_ptx_locations = False
     return opts
@@ -127,7 +138,7 @@ def lint_runs(path: str | Path, spec: Spec | None = None) -> list[Run]:
         spec = parse_spec(Path(path).read_text(encoding="utf-8"))
     runs = []
     for t in target_runs(path, spec):
-        res = lint_file(path, options_for(path, t))
+        res = lint_file(path, options_for(path, t, spec))
         name = t
         if name is None:
             name = (res.module.target if res.module is not None and res.module.target else "default")
