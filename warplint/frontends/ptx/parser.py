@@ -5,14 +5,18 @@ whole file into tokens (comments and white space are skipped inside the same mat
 line is one token; `.section` blocks are skipped without being tokenized), and a small
 parser walks the token list: module directives, function headers, declarations, and the hot
 path -- one instruction per statement -- straight into `Instr` objects, without a parse tree.
-Every problem with the input is an `InputError` with the line and column where it was found.
+A one-line instruction whose operands are all simple (registers, names, integers, `[base+off]`)
+is a single token and is split with string methods (operand objects cached per function);
+everything else goes through the general tokens.  A test checks that both paths build the
+same IR.  Every problem with the input is an `InputError` with the line and column where it
+was found; nothing here recurses, so nesting depth cannot exhaust the stack.
 
 Why not lark: an LALR grammar for the instruction statements alone, with the transformer
 passed to the `Lark` constructor (no tree materialised), took 2.1 s on the function bodies of
 the 62k-line benchmark (bench/bench_ptx.py), where ptxas -O3 needs 1.25 s for the whole file
-and this parser 0.37 s including building the IR.  The module-level structure is a handful of
-directives, so a second (lark) parser for it would only add import time (about 30 ms for
-lark) to every pre-commit run.
+and this parser about 0.3 s including building the IR.  The module-level structure is a
+handful of directives, so a second (lark) parser for it would only add import time (about
+30 ms for lark) to every pre-commit run.
 """
 from __future__ import annotations
 
