@@ -126,6 +126,7 @@ class _Run:
         self.guard_val: dict[int, object] = {}
         self.out_env: dict[int, dict] = {}
         self.record = False
+        self.widen: dict = {}
         self._guard_lanes: LaneSet | None = None
         self.warp_ops: list[WarpOp] = []
         self.barriers: list[Barrier] = []
@@ -294,6 +295,11 @@ class _Run:
                 off, align = j
                 if a.base == t:
                     off = a.off
+                # widening: a merge point whose alignment keeps shrinking (off /= 2) jumps to 1
+                seen = self.widen.get((b, k), 0) + 1
+                self.widen[(b, k)] = seen
+                if seen > 1:
+                    align = 1
                 return Aff(t, off, align, scope)
             if a.uniform and v.uniform:
                 return Aff(t, ZEROS, 1, scope)
