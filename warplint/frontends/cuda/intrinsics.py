@@ -344,6 +344,13 @@ def inline_asm(lw, e, args):
                 body = parse_ptx_statements(text, path, line, col)
             except Exception:  # noqa: BLE001 - an asm we cannot read stays opaque
                 body = None
+            if body is not None:
+                defined = {i.name for i in body if isinstance(i, Label)}
+                if any(isinstance(i, Instr) and i.op in ("bra", "brx") and any(
+                        isinstance(x, Sym) and x.name not in defined for x in i.srcs) for i in body):
+                    body = None  # jumps out of the asm block: keep it opaque
+                elif any(isinstance(i, Instr) and i.op in ("ret", "exit") for i in body):
+                    pass
     if body is None:
         srcs = tuple(names[len(outs):])
         if text.strip():
