@@ -114,3 +114,24 @@ def test_cuda_suppression(project, run_cli):
            "    v += __shfl_xor(v, 16); // warplint: ignore[deprecated-non-sync]\n    out[threadIdx.x] = v;\n}\n")
     project.write("k.cu", src)
     assert run_cli("--target", "sm_70", "k.cu")[0] == 0
+
+
+def test_wl900_document_examples(project, run_cli):
+    from warplint.catalog import catalog
+    doc = catalog()["WL900"]
+    assert doc.slug == "unused-suppression" and doc.severity == "warning"
+    examples = doc.examples
+    assert {kind for _, kind, _ in examples} == {"bad", "good"}
+    for lang, kind, code in examples:
+        name = f"{kind}.{'cu' if lang == 'cuda' else 'ptx'}"
+        project.write(name, code)
+        status, out, _ = run_cli("--format", "json", "--report-unused-suppressions", name)
+        rules = [f["rule_id"] for f in json.loads(out)["findings"]]
+        assert rules == (["WL900"] if kind == "bad" else []), (kind, rules)
+
+
+def test_unused_in_file_without_findings():
+    src = Sources()
+    src.add("clean.cu", "x; // warplint: ignore[WL003]\n")
+    _, unused = apply([], src, files=["clean.cu"], report_unused=True)
+    assert [(u.rule_id, u.loc.path, u.loc.line) for u in unused] == [("WL900", "clean.cu", 1)]

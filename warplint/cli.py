@@ -288,7 +288,8 @@ def _run(argv: list[str]) -> int:
         ids = [rid for rid, slug in known.items() if code_matches(code, rid, slug)]
         return not ids or any(selected(rid, options) for rid in ids)
 
-    justifications, unused = apply_suppressions(findings, sources, enabled=enabled,
+    justifications, unused = apply_suppressions(findings, sources, files=[r.path for r, _ in results if not r.failed],
+                                                enabled=enabled,
                                                 report_unused=args.report_unused_suppressions)
     findings.extend(u for u in unused if not any(code_matches(p, u.rule_id, "unused-suppression")
                                                   for p in options.ignore))

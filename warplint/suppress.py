@@ -64,9 +64,10 @@ def _slug(rule_id: str) -> str | None:
     return s(rule_id) or None
 
 
-def apply(findings: list[Finding], sources, *, enabled=lambda code: True,
+def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: True,
           report_unused: bool = False) -> tuple[dict[int, str], list[Finding]]:
-    """Mark suppressed findings.  Returns (id(finding) -> justification text, WL900 findings)."""
+    """Mark suppressed findings.  Returns (id(finding) -> justification text, WL900 findings for
+    the unused suppressions in `files` and in the files the findings point at)."""
     import os
     by_file: dict[str, list[Suppression]] = {}
     justifications: dict[int, str] = {}
@@ -97,6 +98,8 @@ def apply(findings: list[Finding], sources, *, enabled=lambda code: True,
             break
     unused: list[Finding] = []
     if report_unused:
+        for path in files:
+            supps(path)
         for key in sorted(by_file):
             for s in by_file[key]:
                 if s.codes is None:
