@@ -120,3 +120,12 @@ def test_cli_directory_and_gitignore(project, run_cli):
     assert "kept/a.ptx" in out and "ignored/" not in out
     status, out, err = run_cli("--jobs", "1", "--no-gitignore", ".")
     assert "kept/a.ptx" in out and "ignored/a.ptx" in out
+
+
+def test_gitignore_outside_a_repository_starts_at_the_walked_directory(tmp_path):
+    (tmp_path / ".gitignore").write_text("*.ptx\n")  # above the tree, no repository: not used
+    tree = tmp_path / "tree"
+    touch(tree, "a.ptx", "sub/b.ptx")
+    (tree / "sub" / ".gitignore").write_text("b.ptx\n")
+    files, _ = collect([str(tree)], root=str(tree))
+    assert sorted(rel(tree, files)) == ["a.ptx"]

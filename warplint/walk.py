@@ -109,11 +109,25 @@ def _parse_gitignore(path: str) -> list[_Rule]:
     return rules
 
 
-class GitIgnore:
-    """The .gitignore files from the repository root (or the walk root) down to a directory."""
+def repo_root(path: str) -> str | None:
+    """The nearest directory at or above `path` that holds a `.git`."""
+    d = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
-    def __init__(self):
+
+class GitIgnore:
+    """The .gitignore files from the repository root down to a directory; outside a repository,
+    from `floor` (the directory being walked) down."""
+
+    def __init__(self, floor: str | None = None):
         self._cache: dict[str, list[_Rule]] = {}
+        self.floor = os.path.abspath(floor) if floor else None
 
     def rules_for(self, directory: str) -> list[_Rule]:
         directory = os.path.abspath(directory)
@@ -121,7 +135,8 @@ class GitIgnore:
             return self._cache[directory]
         parent = os.path.dirname(directory)
         inherited: list[_Rule] = []
-        if parent != directory and not os.path.isdir(os.path.join(directory, ".git")):
+        if parent != directory and not os.path.exists(os.path.join(directory, ".git")) \
+                and directory != self.floor:
             inherited = self.rules_for(parent)
         own = _parse_gitignore(os.path.join(directory, ".gitignore"))
         if os.path.isdir(os.path.join(directory, ".git")):
@@ -154,7 +169,6 @@ def collect(paths, *, include=(), exclude=(), root: str | None = None, gitignore
     arguments that do not exist.  Explicit file arguments are always linted unless `exclude`
     names them; directories are searched for SUFFIXES."""
     root = os.path.abspath(root or os.getcwd())
-    gi = GitIgnore() if gitignore else None
     files: list[str] = []
     seen: set[str] = set()
     errors: list[tuple[str, str]] = []
@@ -185,6 +199,7 @@ def collect(paths, *, include=(), exclude=(), root: str | None = None, gitignore
             continue
         tree = os.path.realpath(arg)
         visited = {tree}
+        gi = GitIgnore(floor=None if repo_root(arg) else arg) if gitignore else None
         for dirpath, dirnames, filenames in os.walk(arg, followlinks=True):
             keep = []
             for d in sorted(dirnames):
