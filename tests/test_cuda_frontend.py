@@ -119,7 +119,7 @@ def test_conditions_and_branches():
     bra = [i for i in instrs(f, "bra") if i.guard]
     assert len(bra) == 1
     assert bra[0].guard[1] is True  # @!p bra else
-    assert (bra[0].loc.line, bra[0].loc.col) == (3, 8)  # start of the condition
+    assert (bra[0].loc.line, bra[0].loc.col) == (3, 7)  # start of the condition, its '(' included
     assert bra[0].srcs[0].name in {l.name for l in f.body if isinstance(l, Label)}
     CFG(f)
 
@@ -146,10 +146,11 @@ def test_loop_branch_locations():
   for (int i = threadIdx.x; i < n; i += 32)
     a[i] = 0;
   while (n > 3) n--;
+  do { n++; } while ((n & 31) != 0);
 }""")
     f = fn(m, "k")
     guarded = [i for i in instrs(f, "bra") if i.guard]
-    assert [(b.loc.line, b.loc.col) for b in guarded] == [(2, 29), (4, 10)]
+    assert [(b.loc.line, b.loc.col) for b in guarded] == [(2, 29), (4, 10), (5, 22)]
     back = [i for i in instrs(f, "bra") if not i.guard]
     assert [(b.loc.line, b.loc.col) for b in back] == [(2, 3), (4, 3)]
 

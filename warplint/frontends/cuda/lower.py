@@ -203,6 +203,19 @@ class Lowerer:
             return self.cur_loc
         return Loc(t.path, t.line, t.col)
 
+    def cond_loc(self, node) -> Loc:
+        """Start of a condition expression, including parentheses that open it."""
+        t = self.tok_at(getattr(node, "coord", None))
+        toks = self.chunk_toks
+        k = self.tok_index.get(id(t)) if t is not None else None
+        if k is None or toks is None:
+            return self.loc(node)
+        while k >= 2 and toks[k - 1].text == "(" and toks[k - 2].text not in (
+                "if", "while", "switch", "for", ")", "]") and toks[k - 2].kind != "id":
+            k -= 1
+        s = toks[k]
+        return Loc(s.path, s.line, s.col)
+
     # -- top level --------------------------------------------------------------------------
     def top(self, ast, where, toks=None):
         from pycparser import c_ast
@@ -576,7 +589,7 @@ class Lowerer:
 
     def s_If(self, s):
         p = self.cond(s.cond)
-        loc = self.loc(s.cond)
+        loc = self.cond_loc(s.cond)
         lelse = self.label()
         self.emit("bra", (), (Sym(lelse),), loc, guard=(p.name, True))
         self.stmt(s.iftrue)
@@ -593,7 +606,7 @@ class Lowerer:
         kw = self.loc(s)
         head, end = self.label(), self.label()
         self.put_label(head, kw)
-        cl = self.loc(s.cond)
+        cl = self.cond_loc(s.cond)
         p = self.cond(s.cond)
         self.emit("bra", (), (Sym(end),), cl, guard=(p.name, True))
         self.loops.append((end, head))
@@ -610,7 +623,7 @@ class Lowerer:
         self.stmt(s.stmt)
         self.loops.pop()
         self.put_label(cont, kw)
-        cl = self.loc(s.cond)
+        cl = self.cond_loc(s.cond)
         p = self.cond(s.cond)
         self.emit("bra", (), (Sym(top),), cl, guard=(p.name, False))
         self.put_label(end, kw)
@@ -627,7 +640,7 @@ class Lowerer:
         head, cont, end = self.label(), self.label(), self.label()
         self.put_label(head, kw)
         if s.cond is not None:
-            cl = self.loc(s.cond)
+            cl = self.cond_loc(s.cond)
             p = self.cond(s.cond)
             self.emit("bra", (), (Sym(end),), cl, guard=(p.name, True))
         self.loops.append((end, cont))
@@ -681,7 +694,7 @@ class Lowerer:
 
     def s_Switch(self, s):
         from pycparser import c_ast as A
-        loc = self.loc(s.cond)
+        loc = self.cond_loc(s.cond)
         v, vt = self.rvalue(s.cond)
         end = self.label()
         items = s.stmt.block_items if isinstance(s.stmt, A.Compound) else [s.stmt]
