@@ -12,9 +12,16 @@ from ...errors import InputError
 from ...ir import Loc, Module
 
 
+RECURSION_LIMIT = 6000  # long else-if chains recurse in the parser; Python frames, not C stack
+
+
 def parse_cuda(text: str, path: str, options) -> Module:
+    import sys
     from .frontend import parse_cuda as _parse
+    old = sys.getrecursionlimit()
     try:
+        if old < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
         return _parse(text, path, options)
     except InputError:
         raise
@@ -22,6 +29,9 @@ def parse_cuda(text: str, path: str, options) -> Module:
         raise InputError(Loc(path, 1, 1), "input nested too deeply to analyse") from None
     except MemoryError:
         raise InputError(Loc(path, 1, 1), "input too large to analyse") from None
+    finally:
+        if sys.getrecursionlimit() != old:
+            sys.setrecursionlimit(old)
 
 
 __all__ = ["parse_cuda"]
