@@ -8,12 +8,7 @@ from fixture_harness import FIXTURES, check_file, fixture_files
 
 # Fixtures whose expectation is right per the specification but which the checker does not meet
 # yet: name -> reason.  strict, so the entry must be removed once the checker is fixed.
-KNOWN_CHECKER_GAPS: dict[str, str] = {
-    "cuda/wl002_threadidx_y_uniform_clean.cu": (
-        "with block_dim (32, 8, 1) %tid.y is read as an unknown per-lane value; when blockDim.x is "
-        "a multiple of 32 every warp lies within one row, so %tid.y/%tid.z are warp-uniform "
-        "(transfer.Evaluator.special: aligned_tid and not one_d)"),
-}
+KNOWN_CHECKER_GAPS: dict[str, str] = {}
 
 
 def _cases():

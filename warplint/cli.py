@@ -178,11 +178,21 @@ def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
     rest = files[1:]
     from concurrent.futures import ProcessPoolExecutor
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(rest))) as ex:
-            return first + list(ex.map(_lint_one, rest, [options] * len(rest), [show_masks] * len(rest),
-                                       chunksize=max(1, len(rest) // (jobs * 4))))
+        ex = ProcessPoolExecutor(max_workers=min(jobs, len(rest)))
     except (OSError, ImportError, NotImplementedError):  # no multiprocessing here: run serially
         return first + [_lint_one(f, options, show_masks) for f in rest]
+    out = []
+    with ex:
+        futures = [ex.submit(_lint_one, f, options, show_masks) for f in rest]
+        for path, fut in zip(rest, futures):
+            try:
+                out.append(fut.result())
+            except Exception as e:  # the worker died (killed, out of memory, crashed interpreter)
+                from .engine import FileResult
+                from .ir import Diagnostic, Loc
+                out.append((FileResult(path, diagnostics=[Diagnostic(
+                    Loc(path, 1, 1), "error", f"analysis process failed: {type(e).__name__}: {e}")]), None))
+    return first + out
 
 
 def _build_options(args, cfg):

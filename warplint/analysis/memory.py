@@ -96,6 +96,47 @@ def _conflict(a: MemAccess, b: MemAccess, lits):
     return None
 
 
+def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:
+    """Do lanes arrive at `b` from different paths (a lane-divergent branch)?  Then the
+    accesses on the sibling paths ran concurrently (sm_70+ interleaves the two sides)."""
+    lits = fa.lits
+    mask = fa.masks.get(b)
+    if mask is None:
+        return False
+    def lane_part(s):
+        return {(bits, frozenset(x for x in l if lits[x].kind != "uniform")) for bits, l in s.cubes}
+    whole = lane_part(mask)
+    for p in fa.cfg.preds(b):
+        m, c = fa.masks.get(p), fa.edge_cond.get((p, b))
+        if m is not None and c is not None and lane_part(m.and_(c)) != whole:
+            return True
+    return False
+
+
+def _sibling_hazards(incoming: list[tuple], hazards: dict, lits) -> None:
+    for i, first in enumerate(incoming):
+        ids_first = {id(a.instr) for a in first}
+        for second in incoming[i + 1:]:
+            ids_second = {id(a.instr) for a in second}
+            only1 = [a for a in first if id(a.instr) not in ids_second]
+            only2 = [a for a in second if id(a.instr) not in ids_first]
+            for a in only1:
+                for c in only2:
+                    x, y = (a, c) if (a.instr.loc.line, a.instr.loc.col) <= (c.instr.loc.line, c.instr.loc.col) \
+                        else (c, a)
+                    key = (id(x.instr), id(y.instr))
+                    if key in hazards:
+                        continue
+                    if x.store and y.load:
+                        kind, hit = "RAW", _conflict(x, y, lits)
+                    elif x.load and y.store:
+                        kind, hit = "WAR", _conflict(y, x, lits)
+                    else:
+                        continue
+                    if hit:
+                        hazards[key] = Hazard(x, y, kind, *hit)
+
+
 def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     accesses = [a for a in fa.accesses if "atom" != a.instr.op and "red" != a.instr.op]
     if not accesses or not any(a.store for a in accesses):
@@ -109,9 +150,12 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
         changed = False
         for b in order:
             pending: dict[int, MemAccess] = {}
-            for p in cfg.preds(b):
-                for acc in out_state.get(p, ()):
+            incoming = [out_state[p] for p in cfg.preds(b) if p in out_state]
+            for state in incoming:
+                for acc in state:
                     pending[id(acc.instr)] = acc
+            if len(incoming) > 1 and _divergent_merge(fa, b):
+                _sibling_hazards(incoming, hazards, fa.lits)
             for ins in cfg.blocks[b].instrs:
                 if _is_sync(ins) and ins.guard is None:
                     pending.clear()

@@ -72,6 +72,9 @@ class Evaluator:
                 return Aff(t.get(("warpbase",), "warp's first thread"), LANES, 32, "warp")
             if name in ("%tid.y", "%tid.z") and self.one_d:
                 return const(0)
+            if name in ("%tid.y", "%tid.z") and self.aligned_tid:
+                # rows of a multiple of 32 threads: each warp lies inside one row
+                return Aff(t.get(("sp", name), name), ZEROS, 1, "warp")
             return Unk(t.get(("sp", name), name))
         if name.startswith(_SPECIAL_UNIFORM_BLOCK):
             return Aff(t.get(("sp", name), name), ZEROS, 1, "block")

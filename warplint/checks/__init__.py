@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..findings import Finding, Fix, Step
+from ..findings import Finding, Fix, Step, severity_rank
 from ..ir import Diagnostic, Instr, Loc
 from ..targets import Target
 
@@ -86,6 +86,7 @@ def run_checks(module, targets: list[Target], options) -> list[Finding]:
             module.diagnostics.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
                                                  f"function '{fn.display_name or fn.name}': {note}"))
     merged: dict[tuple, Finding] = {}
+    by_place: dict[tuple, Finding] = {}
     for target in targets:
         for fa in analyses:
             for rule_id, check in RULES.items():
@@ -94,11 +95,21 @@ def run_checks(module, targets: list[Target], options) -> list[Finding]:
                 ctx = Context(module, fa, target, options, rule_id)
                 check(ctx)
                 for f in ctx.findings:
-                    key = (f.rule_id, f.loc.path, f.loc.line, f.loc.col, f.message, f.severity)
-                    if key in merged:
-                        old = merged[key]
+                    place = (f.rule_id, f.loc.path, f.loc.line, f.loc.col)
+                    key = place + (f.message,)
+                    old = merged.get(key)
+                    if old is not None:  # the same finding for another target
                         if target.name not in old.targets:
                             old.targets = old.targets + (target.name,)
-                    else:
-                        merged[key] = f
+                        continue
+                    twin = by_place.get(place + (target.name,))
+                    if twin is not None:  # another inlined copy of one device function
+                        note = f"also, in another calling context: {f.message}"
+                        if note not in twin.details:
+                            twin.details.append(note)
+                        if severity_rank(f.severity) > severity_rank(twin.severity):
+                            twin.severity, twin.certainty = f.severity, f.certainty
+                        continue
+                    merged[key] = f
+                    by_place[place + (target.name,)] = f
     return sorted(merged.values(), key=Finding.sort_key)
