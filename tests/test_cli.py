@@ -357,3 +357,22 @@ def test_ptx_locations(project, run_cli):
     assert out.startswith("/src/kernel.cu:7:3: error:")
     status, out, _ = run_cli("--ptx-locations", "ptx", "a.ptx")
     assert out.startswith("a.ptx:13:5: error:")
+
+
+def test_worker_crash_is_a_diagnostic_not_a_traceback(project, run_cli, monkeypatch):
+    import warplint.engine
+    project.write("a.ptx", BUGGY_PTX)
+    project.write("b.ptx", BUGGY_PTX)
+    project.write("c.ptx", BUGGY_PTX)
+    real = warplint.engine.lint_file
+
+    def crashing(path, options=None):
+        if path.endswith("c.ptx"):
+            os._exit(3)  # a worker dying hard (segfault, OOM kill)
+        return real(path, options)
+    monkeypatch.setattr(warplint.engine, "lint_file", crashing)
+    status, out, err = run_cli("--jobs", "2", "--no-cache", "a.ptx", "b.ptx", "c.ptx")
+    assert status == 2
+    assert "c.ptx:1:1: error: not analysed: a worker process died" in err
+    assert "a.ptx:11:5: error:" in out  # the first file ran in-process
+    assert "Traceback" not in err

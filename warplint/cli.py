@@ -183,7 +183,11 @@ def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
         return first + [_lint_one(f, options, show_masks) for f in rest]
     out = []
     with ex:
-        futures = [ex.submit(_lint_one, f, options, show_masks) for f in rest]
+        try:
+            futures = [ex.submit(_lint_one, f, options, show_masks) for f in rest]
+        except (OSError, RuntimeError):  # cannot start worker processes: run serially
+            ex.shutdown(wait=False, cancel_futures=True)
+            return first + [_lint_one(f, options, show_masks) for f in rest]
         for path, fut in zip(rest, futures):
             try:
                 out.append(fut.result())
@@ -191,7 +195,9 @@ def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
                 from .engine import FileResult
                 from .ir import Diagnostic, Loc
                 out.append((FileResult(path, diagnostics=[Diagnostic(
-                    Loc(path, 1, 1), "error", f"analysis process failed: {type(e).__name__}: {e}")]), None))
+                    Loc(path, 1, 1), "error", "not analysed: a worker process died while analysing this or "
+                                              f"another file ({type(e).__name__}); run with --jobs 1 to see which")]),
+                            None))
     return first + out
 
 
