@@ -25,25 +25,81 @@ def arch_of(target: str | None) -> int:
 
 
 class _Parser:
-    """pycparser with a preset set of typedef names."""
+    """pycparser fed with our own tokens (no second lexing pass) and a preset set of typedef
+    names.  A token's `lineno` is its 1-based index in the chunk, so every AST coordinate maps
+    back to the exact original token."""
 
     def __init__(self):
-        from pycparser import c_parser
+        from pycparser import c_lexer, c_parser
         self.mod = c_parser
-        parser = c_parser.CParser()
-        self.parser = parser
+        self.parser = c_parser.CParser()
+        self.Token = c_lexer._Token
+        self.classifier = c_lexer.CLexer(lambda *a: None, lambda: None, lambda: None, lambda n: False)
+        self.kinds: dict[str, str | None] = {}
 
-    def parse(self, text: str, typedefs: set[str]):
+    def kind(self, text: str):
+        k = self.kinds.get(text, 0)
+        if k == 0:
+            cl = self.classifier
+            try:
+                cl.input(text, "")
+                tok = cl.token()
+                k = tok.type if tok is not None and tok.value == text and cl.token() is None else None
+            except Exception:  # noqa: BLE001
+                k = None
+            self.kinds[text] = k
+        return k
+
+    def parse(self, toks, typedefs: set[str]):
         p = self.parser
-        from pycparser.c_lexer import CLexer  # noqa: F401
-        p.clex.input(text, "")
         p._scope_stack = [dict.fromkeys(typedefs, True)]
-        p._tokens = self.mod._TokenStream(p.clex)
-        ast = p._parse_translation_unit_or_empty()
-        tok = p._peek()
-        if tok is not None:
-            p._parse_error(f"before: {tok.value}", p._tok_coord(tok))
+        feed = _Feed(self, toks)
+        p._tokens = self.mod._TokenStream(feed)
+        saved = p.clex
+        p.clex = feed
+        try:
+            ast = p._parse_translation_unit_or_empty()
+            tok = p._peek()
+            if tok is not None:
+                p._parse_error(f"before: {tok.value}", p._tok_coord(tok))
+        finally:
+            p.clex = saved
         return ast
+
+
+class _LexError(Exception):
+    def __init__(self, index):
+        super().__init__("bad token")
+        self.index = index
+
+
+class _Feed:
+    filename = ""
+
+    def __init__(self, owner, toks):
+        self.owner = owner
+        self.toks = toks
+        self.i = 0
+
+    def token(self):
+        i = self.i
+        if i >= len(self.toks):
+            return None
+        self.i = i + 1
+        t = self.toks[i]
+        o = self.owner
+        k = o.kind(t.text)
+        if k is None:
+            raise _LexError(i)
+        p = o.parser
+        if k == "ID" and p._is_type_in_scope(t.text):
+            k = "TYPEID"
+        elif k == "LBRACE":
+            p._push_scope()
+        elif k == "RBRACE":
+            if len(p._scope_stack) > 1:
+                p._pop_scope()
+        return o.Token(k, t.text, i + 1, 1)
 
 
 class Chunk:
@@ -111,28 +167,6 @@ def _mk(toks, is_func):
     return Chunk(toks, is_func, name)
 
 
-def render(toks: list[Tok]) -> tuple[str, dict]:
-    """C text for tokens and a map (line, col) in that text -> original token."""
-    parts = []
-    where = {}
-    line = 1
-    col = 1
-    prev_line = None
-    for t in toks:
-        if prev_line is not None and (t.line != prev_line[0] or t.path != prev_line[1]):
-            parts.append("\n")
-            line += 1
-            col = 1
-        elif parts:
-            parts.append(" ")
-            col += 1
-        where[(line, col)] = t
-        parts.append(t.text)
-        col += len(t.text)
-        prev_line = (t.line, t.path)
-    return "".join(parts), where
-
-
 def _nesting_ok(toks) -> Tok | None:
     depth = 0
     for t in toks:
@@ -165,7 +199,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
     parser = _Parser()
     lowerer = Lowerer(module, path, rw)
     for chunk in split_chunks(toks):
-        ast, where, err = _parse_chunk(parser, chunk, rw)
+        ast, err = _parse_chunk(parser, chunk, rw)
         if ast is None:
             if chunk.is_func and chunk.name_tok is not None and _is_device_chunk(chunk) \
                     and chunk.name_tok.path == path:
@@ -178,7 +212,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
                         Loc(nt.path, nt.line, nt.col), "note",
                         f"function '{nt.text}' not analysed: member functions of classes are not supported"))
             continue
-        lowerer.top(ast, where, chunk.toks)
+        lowerer.top(ast, chunk.toks)
     lowerer.finish()
     return module
 
@@ -217,29 +251,27 @@ def _parse_chunk(parser, chunk, rw):
     tried = set()
     err = "cannot parse"
     for _ in range(MAX_RETRIES):
-        text, where = render(toks)
         try:
-            return parser.parse(text, rw.typedefs), where, None
+            return parser.parse(toks, rw.typedefs), None
+        except _LexError as e:
+            t = toks[e.index]
+            return None, f"cannot parse '{t.text}' at line {t.line} (not C/CUDA)"
         except ParseError as e:
             m = _ERR.search(str(e))
             if m:
-                line, col = int(m.group(1)), int(m.group(2))
-                msg = m.group(3)
+                idx = int(m.group(1)) - 1
             else:
                 try:
-                    ptok = parser.parser._peek()
-                    line, col = ptok.lineno, parser.parser._tok_coord(ptok).column
+                    idx = parser.parser._peek().lineno - 1
                 except Exception:  # noqa: BLE001
-                    return None, where, "cannot parse"
-                msg = str(e).lstrip(": ")
-            tok = where.get((line, col))
-            err = _explain(msg, tok)
-            if tok is None:
-                return None, where, err
+                    return None, "cannot parse"
+            if not 0 <= idx < len(toks):
+                return None, "cannot parse (unexpected end)"
+            tok = toks[idx]
+            err = _explain(tok)
             # an unknown type name right before the error position?
-            idx = next((i for i, t in enumerate(toks) if t is tok), None)
             fixed = False
-            for j in (idx - 1, idx) if idx else ():
+            for j in (idx - 1, idx):
                 if 0 <= j < len(toks):
                     c = toks[j]
                     if c.kind == "id" and c.text not in rw.typedefs and c.text not in tried and \
@@ -249,12 +281,12 @@ def _parse_chunk(parser, chunk, rw):
                         fixed = True
                         break
             if not fixed:
-                return None, where, err
+                return None, err
         except RecursionError:
-            return None, {}, "nested too deeply"
-        except (IndexError, AttributeError, TypeError, ValueError, AssertionError) as e:
-            return None, {}, f"cannot parse ({type(e).__name__})"
-    return None, {}, err
+            return None, "nested too deeply"
+        except (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError) as e:
+            return None, f"cannot parse ({type(e).__name__})"
+    return None, err
 
 
 _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "default", "break",
@@ -263,9 +295,5 @@ _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "d
               "unsigned", "signed"}
 
 
-def _explain(msg: str, tok) -> str:
-    msg = msg.strip()
-    if tok is not None:
-        where = f" at line {tok.line}" if tok.line else ""
-        return f"cannot parse '{tok.text}'{where} (unsupported C++ or syntax error)"
-    return f"cannot parse ({msg[:60]})"
+def _explain(tok) -> str:
+    return f"cannot parse '{tok.text}' at line {tok.line} (unsupported C++ or syntax error)"

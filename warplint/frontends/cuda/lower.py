@@ -181,20 +181,15 @@ class Lowerer:
         self.tok_index = {}
 
     # -- locations ------------------------------------------------------------------------
-    def set_where(self, where):
-        self.where = where
-        self.keys = sorted(where)
-
     def tok_at(self, coord):
-        if coord is None or not getattr(coord, "line", None):
+        """The original token a pycparser coordinate stands for (its line is the token index)."""
+        line = getattr(coord, "line", None)
+        toks = self.chunk_toks
+        if not line or toks is None:
             return None
-        key = (coord.line, coord.column or 1)
-        t = self.where.get(key)
-        if t is None:
-            i = bisect.bisect_right(self.keys, key) - 1
-            if i >= 0:
-                t = self.where[self.keys[i]]
-        return t
+        if 0 < line <= len(toks):
+            return toks[line - 1]
+        return None
 
     def loc(self, node_or_coord) -> Loc:
         coord = getattr(node_or_coord, "coord", node_or_coord)
@@ -217,9 +212,8 @@ class Lowerer:
         return Loc(s.path, s.line, s.col)
 
     # -- top level --------------------------------------------------------------------------
-    def top(self, ast, where, toks=None):
+    def top(self, ast, toks):
         from pycparser import c_ast
-        self.set_where(where)
         self.chunk_toks = toks
         self.tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
         for ext in ast.ext:
