@@ -350,13 +350,18 @@ def test_random_command_lines_never_raise(tmp_path, monkeypatch):
 
 
 def test_ptx_locations(project, run_cli):
-    src = BUGGY_PTX.replace(".address_size 64\n", ".address_size 64\n.file 1 \"/src/kernel.cu\"\n").replace(
+    project.write("src/kernel.cu", "// the kernel's source\n" * 10)
+    src = BUGGY_PTX.replace(".address_size 64\n", ".address_size 64\n.file 1 \"src/kernel.cu\"\n").replace(
         "    vote.any.pred", "    .loc 1 7 3\n    vote.any.pred")
     project.write("a.ptx", src)
     status, out, _ = run_cli("a.ptx")
-    assert out.startswith("/src/kernel.cu:7:3: error:")
+    assert out.startswith("src/kernel.cu:7:3: error:")
     status, out, _ = run_cli("--ptx-locations", "ptx", "a.ptx")
     assert out.startswith("a.ptx:13:5: error:")
+    # a .loc naming a file this machine does not have falls back to the PTX line
+    project.write("b.ptx", src.replace("src/kernel.cu", "/nowhere/kernel.cu"))
+    status, out, _ = run_cli("b.ptx")
+    assert out.startswith("b.ptx:13:5: error:")
 
 
 def test_worker_crash_is_a_diagnostic_not_a_traceback(project, run_cli, monkeypatch):

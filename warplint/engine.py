@@ -46,7 +46,26 @@ def parse_text(text: str, path: str, options: Options) -> Module:
         from .frontends.cuda import parse_cuda
         return parse_cuda(text, path, options)
     from .frontends.ptx import parse_ptx
-    return parse_ptx(text, path, map_locations=options.map_ptx_locations)
+    module = parse_ptx(text, path, map_locations=options.map_ptx_locations)
+    if options.map_ptx_locations:
+        _unmapped_missing_sources(module)
+    return module
+
+
+def _unmapped_missing_sources(module: Module) -> None:
+    """A `.loc` naming a source file that is not on this machine (PTX built elsewhere) is of
+    no use to an editor or code scanning: report those instructions at their PTX line."""
+    exists: dict[str, bool] = {}
+    for fn in module.functions:
+        for item in fn.body:
+            raw = getattr(item, "raw_loc", None)
+            if raw is None or item.loc is None or item.loc.path == module.path:
+                continue
+            path = item.loc.path
+            if path not in exists:
+                exists[path] = os.path.exists(path)
+            if not exists[path]:
+                item.loc, item.raw_loc = raw, None
 
 
 def lint_module(module: Module, options: Options) -> list[Finding]:
