@@ -488,3 +488,15 @@ __global__ void k(int *a) { half2 v(1.f, 2.f); f(1); g(2); a[0] = g(3); }""")
     assert (m.diagnostics[0].loc.line, m.diagnostics[0].loc.col) == (1, 27)
     calls = instrs(fn(m, "k"), "call")
     assert [(c.srcs[0].name, len(c.dests)) for c in calls] == [("__ctor", 1), ("f", 0), ("g", 0), ("g", 1)]
+
+
+def test_shared_memory_wrapper_and_block_sync():
+    m = parse((FIXTURES / "18_shared_wrapper_cg.cu").read_text())
+    assert not m.diagnostics
+    f = fn(m, "block_sum")
+    assert m.state_spaces.get("__smem_DynShared") == "shared"
+    ops = [i.opcode for i in instrs(f)]
+    assert "st.shared.s32" in ops and "ld.shared.s32" in ops
+    assert [i.loc.line for i in instrs(f, "bar")] == [19, 25]
+    rank = [i for i in instrs(f, "mov") if i.srcs == (Reg("%tid.x"),) and i.loc.line == 20]
+    assert rank

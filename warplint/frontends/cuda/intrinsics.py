@@ -59,6 +59,29 @@ def call(lw, e):
     name = _name(e)
     args = _args(e)
     if name is None:
+        from pycparser import c_ast as A
+        n = e.name
+        if isinstance(n, A.StructRef) and isinstance(n.name, A.ID) and n.field.name == "sync" and not args:
+            v = lw.scope.find(n.name.name)
+            if v is not None and v[0] == "reg" and _type_name(v[2]) in _CG_BLOCK:
+                lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{n.name.name}.sync")
+                return Imm(0), INT
+        if isinstance(n, A.StructRef) and n.field.name == "thread_rank" and not args:
+            obj = lw.scope.find(n.name.name) if isinstance(n.name, A.ID) else None
+            d = lw.temp()
+            if obj is not None and obj[0] == "reg" and _type_name(obj[2]) == "thread_block":
+                lw.emit("mov.u32", (d,), (Reg("%tid.x"),), call_loc(lw, e, "thread_rank"), text="thread_rank")
+            else:  # rank in a tile or group: depends on the lane
+                lw.emit("call", (d,), (Sym("thread_rank"), Reg("%laneid")), call_loc(lw, e, "thread_rank"),
+                        text="thread_rank")
+            return d, UINT
+        if isinstance(n, A.StructRef):  # method call: the object is an argument
+            obj, _ = lw.rvalue(n.name) if not isinstance(n.name, A.ID) or lw.scope.find(n.name.name) else (None, None)
+            vals = [lw.rvalue(a)[0] for a in args]
+            d = None if discard else lw.temp()
+            lw.emit("call", (d,) if d is not None else (), (Sym(n.field.name),) + ((obj,) if obj is not None else ())
+                    + tuple(vals), call_loc(lw, e, n.field.name), text=n.field.name)
+            return (d if d is not None else Imm(0)), OPAQUE
         vals = [lw.rvalue(a)[0] for a in args]
         f, _ = lw.rvalue(e.name)
         d = lw.temp()
@@ -73,6 +96,19 @@ def call(lw, e):
         lw.emit("call", (d,), (Reg(v[1]),) + tuple(vals), lw.loc(e))
         return d, OPAQUE
     loc = call_loc(lw, e, name)
+    if name.startswith("__ctor_") and name[7:] in lw.rw.shared_structs:
+        sym = "__smem_" + name[7:]
+        lw.module.state_spaces[sym] = "shared"
+        d = lw.temp("$a")
+        lw.emit("mov.u64", (d,), (Sym(sym),), loc)
+        return d, T("p", 64, elem=OPAQUE, space="shared")
+    if name == "sync" and len(args) == 1:
+        from pycparser import c_ast as A
+        if isinstance(args[0], A.ID):
+            v = lw.scope.find(args[0].name)
+            if v is not None and v[0] == "reg" and _type_name(v[2]) in _CG_BLOCK:
+                lw.emit("bar.sync", (), (Imm(0),), loc, text="sync")
+                return Imm(0), INT
     if name in _SHFL:
         return shfl(lw, e, name, args, loc)
     if name in _VOTE:
@@ -212,6 +248,13 @@ def call(lw, e):
     d = lw.temp()
     lw.emit("call", (d,), (Sym(name),) + tuple(vals), loc, text=name)
     return d, rt if rt is not OPAQUE else (T("f", 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+
+
+_CG_BLOCK = ("thread_block", "grid_group")
+
+
+def _type_name(t):
+    return t.name if isinstance(t.name, str) else None
 
 
 def _store_through(lw, ptr_expr, v, vt, loc):

@@ -138,6 +138,8 @@ def type_from_names(names, typedefs) -> T:
         return T("b", 8, name="void")
     if "_Bool" in ns or "bool" in ns:
         return BOOL
+    if len(ns) == 1 and ns[0] not in ("int", "signed", "unsigned", "long", "short", "char"):
+        return T("s", 32, name=ns[0])  # unknown type name (template parameter, library type)
     unsigned = "unsigned" in ns
     k = "u" if unsigned else "s"
     if ns.count("long") >= 2 or ("long" in ns and "long" in ns):

@@ -94,6 +94,8 @@ class Rewriter:
         self.typedefs: set[str] = set(BUILTIN_TYPES)
         self.templates: set[str] = set()
         self.template_values: set[str] = set()  # non-type template parameters (uniform unknowns)
+        self.structs: set[str] = set()  # struct/class names
+        self.shared_structs: set[str] = set()  # SharedMemory<T>-style wrappers of extern __shared__
 
     def run(self, toks: list[Tok]) -> list[Tok]:
         toks = self._scopes(toks)
@@ -153,6 +155,18 @@ class Rewriter:
     def _collect_templates(self, toks):
         n = len(toks)
         for i, t in enumerate(toks):
+            if t.text in ("struct", "class") and i + 2 < n and toks[i + 1].kind == "id" and \
+                    toks[i + 2].text in ("{", "<", ":"):
+                name = toks[i + 1].text
+                self.structs.add(name)
+                j = i + 2
+                while j < n and j < i + 64 and toks[j].text != "{":
+                    j += 1
+                if j < n and toks[j].text == "{":
+                    e = _match(toks, j, "{", "}")
+                    body = {x.text for x in toks[j:e]} if e is not None and e - j < 400 else set()
+                    if "__shared__" in body and "operator" in body:
+                        self.shared_structs.add(name)
             if t.text == "template" and i + 1 < n and toks[i + 1].text == "<":
                 j = _match_angle(toks, i + 1, 256)
                 if j is None:
@@ -272,6 +286,28 @@ class Rewriter:
                     out += [t, _tok(t, "op", "="), _tok(t, "id", "__ctor")]
                     i += 1
                     continue
+                # temporaries of a struct: SharedMemory<T>() -> __ctor_SharedMemory()
+                if x in self.structs and out and (out[-1].kind == "op" and out[-1].text not in (")", "]")
+                                                  or out[-1].text == "return"):
+                    j = i + 1
+                    if j < n and toks[j].text == "<":
+                        j2 = _match_angle(toks, j)
+                        j = j2 + 1 if j2 is not None else j
+                    if j < n and toks[j].text == "(":
+                        out.append(_tok(t, "id", "__ctor_" + x))
+                        i = j
+                        continue
+                # Name<args> followed by a declarator: a template type
+                if i + 1 < n and toks[i + 1].text == "<" and x not in C_KEYWORDS and (
+                        not out or out[-1].kind != "op" or out[-1].text in (";", "{", "}", "(", ",")):
+                    j = _match_angle(toks, i + 1)
+                    if j is not None and j + 1 < n and (toks[j + 1].kind == "id" or toks[j + 1].text in ("*", "&")) \
+                            and all(y.kind in ("id", "num") or y.text in (",", "::", "*", "<", ">", ">>")
+                                    for y in toks[i + 2:j]):
+                        typedefs.add(x)
+                        out.append(t)
+                        i = j + 1
+                        continue
                 # template arguments on a known template, or before ::, or f<type>(...), or f<N>(...)
                 if i + 1 < n and toks[i + 1].text == "<" and x not in C_KEYWORDS:
                     j = _match_angle(toks, i + 1)
