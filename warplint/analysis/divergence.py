@@ -14,6 +14,7 @@ it; a branch on it changes the lanes), so both are computed in one fixpoint.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..cfg import CFG, EXIT
 from ..findings import Step
@@ -126,6 +127,8 @@ class _Run:
         self.guard_val: dict[int, object] = {}
         self.out_env: dict[int, dict] = {}
         self.record = False
+        self.in_env: dict[int, dict] = {}
+        self.records: dict[int, tuple] = {}
         self.widen: dict = {}
         self._guard_lanes: LaneSet | None = None
         self.warp_ops: list[WarpOp] = []
@@ -142,14 +145,17 @@ class _Run:
         acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
         self.record = True
         for _ in range(MAX_PASSES):
-            # every pass records; the records of the pass that changes nothing are final
-            self.warp_ops, self.barriers, self.accesses = [], [], []
             changed = self._pass(order, preds)
             if acyclic or not changed or self.work > self.work_bound:
                 break
         if self.work > self.work_bound:
             self.notes.append(f"analysis work bound ({self.work_bound} steps) reached; "
                               "results in this function are approximate")
+        for b in order:  # the records of each block's last execution, in program order
+            ops, bars, accs = self.records.get(b, ((), (), ()))
+            self.warp_ops.extend(ops)
+            self.barriers.extend(bars)
+            self.accesses.extend(accs)
         return FunctionAnalysis(cfg.function, cfg, self.lits, self.terms, self.masks,
                                 self.warp_ops, self.barriers, self.accesses, self.cd,
                                 self.edge_cond, self.notes)
@@ -159,18 +165,25 @@ class _Run:
         entry = self.cfg.entry
         for b in order:
             mask = self._mask(b)
-            if self.masks.get(b) != mask:
+            mask_changed = self.masks.get(b) != mask
+            if mask_changed:
                 self.masks[b] = mask
                 changed = True
             incoming = [(self.out_env[p], self._edge_mask(p, b)) for p in preds[b] if p in self.out_env]
             if b == entry:
                 incoming.append(({}, self.entry_mask))
             env = self._join(b, incoming, mask)
+            if not mask_changed and self.in_env.get(b) == env:
+                continue  # same inputs, same results as last time
+            self.in_env[b] = dict(env)
+            self.warp_ops, self.barriers, self.accesses = [], [], []
             self._exec_block(b, env, mask)
+            self.records[b] = (self.warp_ops, self.barriers, self.accesses)
             self._edge_conds(b)
             if self.out_env.get(b) != env:
                 self.out_env[b] = env
                 changed = True
+        self.warp_ops, self.barriers, self.accesses = [], [], []
         return changed
 
     def _edge_mask(self, p: int, b: int) -> LaneSet:
@@ -601,6 +614,7 @@ def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
     return j, j <= max_lane
 
 
+@lru_cache(maxsize=1024)
 def source_lanes(mods, b: int, c: int) -> list[tuple[int, bool]]:
     """(source lane j, in range) for every lane, per the shfl.sync table in the spec."""
     segmask = (c >> 8) & 0x1F

@@ -89,6 +89,15 @@ class LaneSet:
     def and_(self, other: "LaneSet") -> "LaneSet":
         if other is self:
             return self
+        if len(self.cubes) == 1 and len(other.cubes) == 1:
+            (b1, l1), = self.cubes
+            (b2, l2), = other.cubes
+            if not l1 and not l2:
+                return LaneSet.const(b1 & b2)
+            if not l2 and b1 & b2 == b1:
+                return self
+            if not l1 and b1 & b2 == b2:
+                return other
         out = []
         for b1, l1 in self.cubes:
             for b2, l2 in other.cubes:
@@ -105,10 +114,15 @@ class LaneSet:
         return _simplify([(b & bits, l) for b, l in self.cubes if b & bits])
 
     def or_(self, other: "LaneSet") -> "LaneSet":
-        if not other.cubes:
+        if not other.cubes or other is self:
             return self
         if not self.cubes:
             return other
+        if len(self.cubes) == 1 and len(other.cubes) == 1:
+            (b1, l1), = self.cubes
+            (b2, l2), = other.cubes
+            if not l1 and not l2:
+                return LaneSet.const(b1 | b2)
         return _simplify(list(self.cubes | other.cubes))
 
     def not_(self) -> "LaneSet | None":

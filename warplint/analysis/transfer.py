@@ -24,11 +24,15 @@ _SPECIAL_UNIFORM_WARP = ("%warpid", "%smid")
 _SPECIAL_VARYING = ("%clock", "%globaltimer", "%pm")
 
 
+_BITS: dict[str, int] = {}
+
+
 def type_bits(instr: Instr) -> int:
-    for m in reversed(instr.mods):
-        if m in _TYPES:
-            return _TYPES[m]
-    return 32
+    bits = _BITS.get(instr.opcode)
+    if bits is None:
+        bits = next((_TYPES[m] for m in reversed(instr.mods) if m in _TYPES), 32)
+        _BITS[instr.opcode] = bits
+    return bits
 
 
 def is_special(name: str) -> bool:

@@ -121,8 +121,16 @@ def exact(vals) -> Aff:
     return Aff(0, tuple(vals))
 
 
+_CONSTS: dict[int, Aff] = {}
+
+
 def const(c: int) -> Aff:
-    return Aff(0, (c,) * 32)
+    v = _CONSTS.get(c)
+    if v is None:
+        v = Aff(0, (c,) * 32)
+        if len(_CONSTS) < 4096:
+            _CONSTS[c] = v
+    return v
 
 
 def is_uniform(v) -> bool:
