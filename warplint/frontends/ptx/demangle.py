@@ -86,8 +86,8 @@ def demangle(name: str) -> str:
             elif s[i:i + 2] in _CTOR_DTOR or s[i:i + 3] in _CTOR_DTOR:
                 if not parts:
                     return ""
-                parts.append(("~" if c == "D" else "") + parts[-1])
-                i += 2
+                parts.append(("~" if c == "D" else "") + parts[-1].split("<", 1)[0])
+                i += 3 if s[i:i + 3] in _CTOR_DTOR else 2
             elif s.startswith("St", i):
                 parts.append("std")
                 i += 2
