@@ -1,7 +1,6 @@
 """CUDA-C front end: lowering of each construct to the PTX-shaped warp IR."""
 from __future__ import annotations
 
-import random
 import sys
 import time
 from pathlib import Path
@@ -500,3 +499,11 @@ def test_shared_memory_wrapper_and_block_sync():
     assert [i.loc.line for i in instrs(f, "bar")] == [19, 25]
     rank = [i for i in instrs(f, "mov") if i.srcs == (Reg("%tid.x"),) and i.loc.line == 20]
     assert rank
+
+
+def test_by_value_struct_kernel_parameter_fields_are_param_loads():
+    m = parse("""struct P { int n; float *x; };
+__global__ void k(P p, int *o) { if (threadIdx.x < p.n) o[threadIdx.x] = p.n; }""")
+    f = fn(m, "k")
+    lds = [i for i in instrs(f, "ld") if i.opcode.startswith("ld.param")]
+    assert lds and lds[0].opcode == "ld.param.s32" and lds[0].srcs == (Addr(Sym("p"), 0),)

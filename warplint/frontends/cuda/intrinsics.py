@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ...ir import Addr, Imm, Instr, Label, Loc, Reg, Sym
-from .lower import (_ATOM, _BITOPS, _REDUX, _SHFL, _VOTE, INT, LL, OPAQUE, PRED, UINT, ULL, T,
+from .lower import (_ATOM, _BITOPS, _REDUX, _SHFL, _VOTE, INT, OPAQUE, PRED, UINT, T,
                     Unsupported)
 
 _ASM_OPERAND = re.compile(r"%(\d+)|%%|%=")

@@ -1,7 +1,6 @@
 """pycparser AST -> PTX-shaped warp IR (see the lowering contract in the package docstring)."""
 from __future__ import annotations
 
-import bisect
 
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
 from .preprocess import char_value, parse_int
@@ -344,7 +343,11 @@ class Lowerer:
                 t = t.with_(vol=True)
             return t
         if isinstance(ty, c_ast.IdentifierType):
-            return type_from_names(ty.names, self.typedefs)
+            names = ty.names
+            if len(names) == 1 and names[0] not in self.typedefs and names[0] in self.structs:
+                fields = self.structs[names[0]]  # C++: a struct tag used as a type name
+                return T("b", (sum(f[1].size for f in fields) or 4) * 8, name=("struct", names[0], tuple(fields)))
+            return type_from_names(names, self.typedefs)
         if isinstance(ty, c_ast.PtrDecl):
             inner = self.ctype(ty.type)
             return T("p", 64, elem=inner, vol=False)
@@ -396,6 +399,7 @@ class Lowerer:
         self.scope = Scope(self.globals)
         self.loops: list[tuple[str, str | None]] = []  # (break label, continue label)
         self.user_labels: dict[str, str] = {}
+        self.assigned: set[str] = set()  # by-value struct parameters whose fields are written
         fdecl = fd.decl.type
         try:
             args = fdecl.args.params if isinstance(fdecl, c_ast.FuncDecl) and fdecl.args else []
@@ -972,6 +976,8 @@ class Lowerer:
     def store(self, addr_info, v, vt, loc):
         if addr_info[0] == "reg":
             _, name, t = addr_info
+            if "." in name:
+                self.assigned.add(name.split(".", 1)[0])
             self.move(Reg(name), v, t, vt, loc)
             return
         _, a, t, space, vol = addr_info
@@ -997,6 +1003,15 @@ class Lowerer:
             f = e.field.name
             if f in ("x", "y", "z"):
                 return Reg(f"{_SPECIAL[e.name.name]}.{f}"), UINT
+        if e.type == "." and isinstance(e.name, A.ID) and self.fn.is_kernel:
+            v = self.scope.find(e.name.name)
+            if v is not None and v[0] == "reg" and v[1] in self.fn.params and v[1] not in self.assigned:
+                # a field of a by-value kernel parameter: a uniform load from the parameter space
+                off, ft = self.field_offset(v[2], e.field.name)
+                if ft.kind != "a":
+                    d = self.temp()
+                    self.emit(f"ld.param.{ft.ptx}", (d,), (Addr(Sym(v[1]), off if isinstance(off, int) else 0),), loc)
+                    return d, ft
         info = self.address(e)
         return self.read_lvalue(info, loc)
 

@@ -224,8 +224,8 @@ class Preprocessor:
         exp = self.expand(pre, in_if=True)
         try:
             v = _IfEval(exp).run()
-        except (IndexError, ValueError, ZeroDivisionError, RecursionError):
-            raise PPError(dtok, "cannot evaluate #if expression") from None
+        except (IndexError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
+            return False  # e.g. __has_include(<...>): take the #else branch, as for an unknown macro
         return bool(v)
 
     # -- macro expansion ------------------------------------------------------------------
