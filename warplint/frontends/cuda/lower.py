@@ -449,7 +449,21 @@ class Lowerer:
         return {i.name for i in self.body if isinstance(i, Label)}
 
     def end_loc(self, compound):
-        # the closing brace: approximate with the last statement's location
+        """The function's closing brace (its last token), else its last statement."""
+        toks = self.chunk_toks
+        start = self.tok_at(getattr(compound, "coord", None))
+        if toks and start is not None:
+            k = self.tok_index.get(id(start))
+            if k is not None and toks[k].text == "{":
+                depth = 0
+                for j in range(k, len(toks)):
+                    x = toks[j].text
+                    if x == "{":
+                        depth += 1
+                    elif x == "}":
+                        depth -= 1
+                        if depth == 0:
+                            return Loc(toks[j].path, toks[j].line, toks[j].col)
         items = getattr(compound, "block_items", None) or []
         return self.loc(items[-1]) if items else self.loc(compound)
 
