@@ -26,7 +26,7 @@ def call_loc(lw, e, name) -> Loc:
     if start is None:
         return lw.loc(e)
     end = _closing(lw, start)
-    if end is None:
+    if end is None or (end.line, end.col) <= (start.line, start.col):  # inside a macro expansion
         return Loc(start.path, start.line, start.col)
     return Loc(start.path, start.line, start.col, end.line, end.col + 1)
 
