@@ -507,3 +507,13 @@ __global__ void k(P p, int *o) { if (threadIdx.x < p.n) o[threadIdx.x] = p.n; }"
     f = fn(m, "k")
     lds = [i for i in instrs(f, "ld") if i.opcode.startswith("ld.param")]
     assert lds and lds[0].opcode == "ld.param.s32" and lds[0].srcs == (Addr(Sym("p"), 0),)
+
+
+def test_cooperative_groups_tiles():
+    f = fn(parse((FIXTURES / "19_cg_tiles.cu").read_text()), "tiles")
+    sh = instrs(f, "shfl")
+    assert [i.opcode for i in sh] == ["shfl.sync.down.b32", "shfl.sync.bfly.b32"]
+    assert sh[0].srcs[2:] == (Imm(0x1F), Imm(0xFFFFFFFF))
+    assert sh[1].srcs[2] == Imm((16 << 8) | 0x1F) and isinstance(sh[1].srcs[3], Reg)
+    ops = [i.opcode for i in instrs(f)]
+    assert "vote.sync.ballot.b32" in ops and "vote.sync.any.pred" in ops and "bar.warp.sync" in ops

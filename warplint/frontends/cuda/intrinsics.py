@@ -66,6 +66,12 @@ def call(lw, e):
             if v is not None and v[0] == "reg" and _type_name(v[2]) in _CG_BLOCK:
                 lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{n.name.name}.sync")
                 return Imm(0), INT
+        if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
+            obj = lw.scope.find(n.name.name)
+            if obj is not None and obj[0] == "reg" and isinstance(obj[2].name, tuple) and obj[2].name[0] == "tile":
+                r = tile_method(lw, e, n.field.name, obj[2].name[1], args, discard)
+                if r is not None:
+                    return r
         if isinstance(n, A.StructRef) and n.field.name == "thread_rank" and not args:
             obj = lw.scope.find(n.name.name) if isinstance(n.name, A.ID) else None
             d = lw.temp()
@@ -102,6 +108,23 @@ def call(lw, e):
         d = lw.temp("$a")
         lw.emit("mov.u64", (d,), (Sym(sym),), loc)
         return d, T("p", 64, elem=OPAQUE, space="shared")
+    if name.startswith("__tiled_partition_") or name == "tiled_partition":
+        size = None
+        if name.startswith("__tiled_partition_"):
+            try:
+                size = int(name[18:].rstrip("uU"), 0)
+            except ValueError:
+                size = None
+        elif len(args) == 2:
+            cv = lw.const_eval(args[1])
+            size = cv if isinstance(cv, int) else None
+        for a in args[:1]:
+            lw.rvalue(a)
+        d = lw.temp()
+        lw.emit("mov.u32", (d,), (Imm(0),), loc, text="tiled_partition")
+        if size in (1, 2, 4, 8, 16, 32):
+            return d, T("b", 32, name=("tile", size))
+        return d, OPAQUE
     if name == "sync" and len(args) == 1:
         from pycparser import c_ast as A
         if isinstance(args[0], A.ID):
@@ -255,6 +278,60 @@ _CG_BLOCK = ("thread_block", "grid_group")
 
 def _type_name(t):
     return t.name if isinstance(t.name, str) else None
+
+
+def _tile_mask(lw, size, loc):
+    """Membermask of the calling lane's tile of `size` lanes."""
+    if size == 32:
+        return Imm(0xFFFFFFFF)
+    b = lw.temp()
+    lw.emit("and.b32", (b,), (Reg("%laneid"), Imm(32 - size)), loc)
+    m = lw.temp()
+    lw.emit("shl.b32", (m,), (Imm((1 << size) - 1), b), loc)
+    return m
+
+
+_TILE_SHFL = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "bfly"}
+_TILE_VOTE = {"any": "any", "all": "all", "ballot": "ballot"}
+
+
+def tile_method(lw, e, method, size, args, discard):
+    """Methods of a cooperative-groups thread_block_tile<size> as the warp primitives they are."""
+    loc = call_loc(lw, e, method)
+    text = method
+    if method in _TILE_SHFL and len(args) == 2:
+        v, vt = lw.rvalue(args[0])
+        b, _ = lw.rvalue(args[1])
+        mode = _TILE_SHFL[method]
+        m = _tile_mask(lw, size, loc)
+        d = lw.temp()
+        c = Imm(((32 - size) << 8) | (0 if mode == "up" else 0x1F))
+        lw.emit(f"shfl.sync.{mode}.b32", (d,), (v, b, c, m), loc, text=text)
+        return d, vt
+    if method in _TILE_VOTE and len(args) == 1:
+        p = lw.cond(args[0])
+        m = _tile_mask(lw, size, loc)
+        mode = _TILE_VOTE[method]
+        if mode == "ballot":
+            d = lw.temp()
+            lw.emit("vote.sync.ballot.b32", (d,), (p, m), loc, text=text)
+            return d, UINT
+        dp = lw.pred()
+        lw.emit(f"vote.sync.{mode}.pred", (dp,), (p, m), loc, text=text)
+        d = lw.temp()
+        lw.emit("selp.s32", (d,), (Imm(1), Imm(0), dp), loc)
+        return d, INT
+    if method == "sync" and not args:
+        m = _tile_mask(lw, size, loc)
+        lw.emit("bar.warp.sync", (), (m,), loc, text=text)
+        return Imm(0), INT
+    if method == "thread_rank" and not args:
+        d = lw.temp()
+        lw.emit("and.b32", (d,), (Reg("%laneid"), Imm(size - 1)), loc, text=text)
+        return d, UINT
+    if method in ("size", "num_threads") and not args:
+        return Imm(size), UINT
+    return None
 
 
 def _store_through(lw, ptr_expr, v, vt, loc):

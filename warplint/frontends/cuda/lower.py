@@ -576,6 +576,8 @@ class Lowerer:
                     self.emit("call", (reg,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
             else:
                 v, vt = self.rvalue(d.init)
+                if isinstance(vt.name, tuple) and vt.name[0] == "tile":
+                    t = vt  # a cooperative-groups tile: remember its size with the variable
                 if t.kind == "p" and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
                 if t.kind == "p" and vt.is_ptr and vt.vol and not t.elem.vol:

@@ -286,6 +286,12 @@ class Rewriter:
                     out += [t, _tok(t, "op", "="), _tok(t, "id", "__ctor")]
                     i += 1
                     continue
+                # cooperative groups: tiled_partition<32>(g) -> __tiled_partition_32(g)
+                if x == "tiled_partition" and i + 3 < n and toks[i + 1].text == "<" and \
+                        toks[i + 2].kind == "num" and toks[i + 3].text == ">":
+                    out.append(_tok(t, "id", f"__tiled_partition_{toks[i + 2].text}"))
+                    i += 4
+                    continue
                 # temporaries of a struct: SharedMemory<T>() -> __ctor_SharedMemory()
                 if x in self.structs and out and (out[-1].kind == "op" and out[-1].text not in (")", "]")
                                                   or out[-1].text == "return"):
