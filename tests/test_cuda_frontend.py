@@ -517,3 +517,11 @@ def test_cooperative_groups_tiles():
     assert sh[1].srcs[2] == Imm((16 << 8) | 0x1F) and isinstance(sh[1].srcs[3], Reg)
     ops = [i.opcode for i in instrs(f)]
     assert "vote.sync.ballot.b32" in ops and "vote.sync.any.pred" in ops and "bar.warp.sync" in ops
+
+
+def test_enumerators_with_unknown_values_are_not_invented():
+    f = fn(parse("enum { A = 3, B, C = N * 2, D };\n__global__ void k(int *a) { a[0] = A + B + C + D; }"), "k")
+    imms = {s.value for i in instrs(f) for s in i.srcs if isinstance(s, Imm)}
+    assert {3, 4} <= imms and 5 not in imms
+    loads = [i.srcs[0].base.name for i in instrs(f, "ld")]
+    assert loads == ["C", "D"]

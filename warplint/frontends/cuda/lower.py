@@ -376,10 +376,13 @@ class Lowerer:
                 for e in ty.values.enumerators:
                     if e.value is not None:
                         c = self.const_eval(e.value)
-                        v = c if isinstance(c, int) else v + 1
-                    else:
+                        v = c if isinstance(c, int) else None  # never invent a constant
+                    elif v is not None:
                         v += 1
-                    self.enums[e.name] = v
+                    if v is None:
+                        self.enums.pop(e.name, None)  # unknown: read as a uniform unknown
+                    else:
+                        self.enums[e.name] = v
             return INT
         if isinstance(ty, c_ast.FuncDecl):
             return T("b", 64, name="function")
