@@ -525,3 +525,24 @@ def test_enumerators_with_unknown_values_are_not_invented():
     assert {3, 4} <= imms and 5 not in imms
     loads = [i.srcs[0].base.name for i in instrs(f, "ld")]
     assert loads == ["C", "D"]
+
+
+def test_public_api_fallback_gives_the_same_ir(monkeypatch):
+    """Without pycparser's private token stream (other versions) the text route is used."""
+    from warplint.frontends.cuda import frontend
+
+    def dump(m):
+        return [(f.name, [(i.opcode, tuple(map(str, i.dests + i.srcs)), i.loc) if isinstance(i, Instr)
+                          else (i.name,) for i in f.body]) for f in m.functions]
+
+    for p in sorted(FIXTURES.glob("*.cu")):
+        fast = parse_cuda(p.read_text(), str(p), Options())
+        monkeypatch.setattr(frontend._Parser, "fast", False)
+        slow = parse_cuda(p.read_text(), str(p), Options())
+        monkeypatch.setattr(frontend._Parser, "fast", True)
+        assert dump(fast) == dump(slow), p.name
+        assert slow.diagnostics == []
+    monkeypatch.setattr(frontend._Parser, "fast", False)
+    m = parse("__global__ void good(int *a) { a[0] = 1; }\n__global__ void bad(int *a) { a[0] = @@; }\n")
+    assert [f.name for f in m.functions] == ["good"]
+    assert "'bad' not analysed" in m.diagnostics[0].message

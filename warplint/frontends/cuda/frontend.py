@@ -30,12 +30,26 @@ class _Parser:
     back to the exact original token."""
 
     def __init__(self):
-        from pycparser import c_lexer, c_parser
+        from pycparser import c_parser
         self.mod = c_parser
         self.parser = c_parser.CParser()
-        self.Token = c_lexer._Token
-        self.classifier = c_lexer.CLexer(lambda *a: None, lambda: None, lambda: None, lambda n: False)
         self.kinds: dict[str, str | None] = {}
+        if _Parser.fast:
+            try:
+                from pycparser import c_lexer
+                self.Token = c_lexer._Token
+                self.classifier = c_lexer.CLexer(lambda *a: None, lambda: None, lambda: None, lambda n: False)
+                _Parser.fast = self._self_test()
+            except Exception:  # noqa: BLE001 - another pycparser: public API only
+                _Parser.fast = False
+
+    def _self_test(self) -> bool:
+        from .lexer import tokenize
+        toks = [t for t in tokenize("int f(T *a) { if (a) return a[0] + 1; return 0; }", "") if t.kind != "nl"]
+        ast = self._parse_fast(toks, {"T"})
+        fd = ast.ext[0]
+        return type(fd).__name__ == "FuncDef" and fd.decl.coord.line == 2 and \
+            fd.body.block_items[0].cond.coord.line == 11
 
     def kind(self, text: str):
         k = self.kinds.get(text, 0)
@@ -50,7 +64,33 @@ class _Parser:
             self.kinds[text] = k
         return k
 
+    offset = 0
+    fast = True  # feed tokens through pycparser's (private) token stream; else re-lex text
+
     def parse(self, toks, typedefs: set[str]):
+        """AST of the tokens; coordinates' lines are 1-based token indices (+ `self.offset`)."""
+        if self.fast:
+            try:
+                self.offset = 0
+                return self._parse_fast(toks, typedefs)
+            except (AttributeError, TypeError, NameError) as e:
+                if not _internal_error(e):
+                    raise
+                self.fast = False  # another pycparser version: use its public API only
+        return self._parse_text(toks, typedefs)
+
+    def _parse_text(self, toks, typedefs):
+        """Public-API fallback: one token per line after a line of typedefs."""
+        from pycparser import c_parser
+        used = {t.text for t in toks if t.kind == "id"} & typedefs
+        own = {toks[i + 1].text for i, t in enumerate(toks[:-1]) if t.text == "typedef"}
+        names = sorted(used - own)
+        head = " ".join(f"typedef int {n};" for n in names)
+        body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
+        self.offset = 1
+        return c_parser.CParser().parse(head + "\n" + body, "")
+
+    def _parse_fast(self, toks, typedefs: set[str]):
         p = self.parser
         p._scope_stack = [dict.fromkeys(typedefs, True)]
         feed = _Feed(self, toks)
@@ -65,6 +105,13 @@ class _Parser:
         finally:
             p.clex = saved
         return ast
+
+
+def _internal_error(e) -> bool:
+    """Did pycparser's private API (not the input) fail?"""
+    import traceback
+    frames = traceback.extract_tb(e.__traceback__)
+    return bool(frames) and frames[-1].name in ("_parse_fast", "token", "kind", "__init__")
 
 
 class _LexError(Exception):
@@ -212,7 +259,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
                         Loc(nt.path, nt.line, nt.col), "note",
                         f"function '{nt.text}' not analysed: member functions of classes are not supported"))
             continue
-        lowerer.top(ast, chunk.toks)
+        lowerer.top(ast, chunk.toks, parser.offset)
     lowerer.finish()
     return module
 
@@ -259,10 +306,10 @@ def _parse_chunk(parser, chunk, rw):
         except ParseError as e:
             m = _ERR.search(str(e))
             if m:
-                idx = int(m.group(1)) - 1
+                idx = int(m.group(1)) - 1 - parser.offset
             else:
                 try:
-                    idx = parser.parser._peek().lineno - 1
+                    idx = parser.parser._peek().lineno - 1 - parser.offset
                 except Exception:  # noqa: BLE001
                     return None, "cannot parse"
             if not 0 <= idx < len(toks):

@@ -179,6 +179,7 @@ class Lowerer:
         self.nasm = 0
         self.discard = False
         self.chunk_toks = None
+        self.line_offset = 0
         self.tok_index = {}
 
     # -- locations ------------------------------------------------------------------------
@@ -188,6 +189,7 @@ class Lowerer:
         toks = self.chunk_toks
         if not line or toks is None:
             return None
+        line -= self.line_offset
         if 0 < line <= len(toks):
             return toks[line - 1]
         return None
@@ -213,10 +215,13 @@ class Lowerer:
         return Loc(s.path, s.line, s.col)
 
     # -- top level --------------------------------------------------------------------------
-    def top(self, ast, toks):
+    def top(self, ast, toks, line_offset=0):
         from pycparser import c_ast
         self.chunk_toks = toks
+        self.line_offset = line_offset
         self.tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        if line_offset:  # drop the typedef line the text route puts in front
+            ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
             d = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
             if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.FuncDecl) and d.name:
