@@ -81,14 +81,13 @@ class _Parser:
 
     def _parse_text(self, toks, typedefs):
         """Public-API fallback: one token per line after a line of typedefs."""
-        from pycparser import c_parser
         used = {t.text for t in toks if t.kind == "id"} & typedefs
         own = {toks[i + 1].text for i, t in enumerate(toks[:-1]) if t.text == "typedef"}
         names = sorted(used - own)
         head = " ".join(f"typedef int {n};" for n in names)
         body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
         self.offset = 1
-        return c_parser.CParser().parse(head + "\n" + body, "")
+        return self.parser.parse(head + "\n" + body, "")
 
     def _parse_fast(self, toks, typedefs: set[str]):
         p = self.parser
