@@ -546,3 +546,21 @@ def test_public_api_fallback_gives_the_same_ir(monkeypatch):
     m = parse("__global__ void good(int *a) { a[0] = 1; }\n__global__ void bad(int *a) { a[0] = @@; }\n")
     assert [f.name for f in m.functions] == ["good"]
     assert "'bad' not analysed" in m.diagnostics[0].message
+
+
+def test_calls_under_short_circuit_and_ternary_only_run_for_selected_lanes():
+    src = """__global__ void k(int *a) {
+  int l = threadIdx.x & 31;
+  if (l < 16 && __any_sync(0xffff, a[l] > 0)) a[0] = 1;
+  a[1] = l < 8 ? __shfl_sync(0xff, l, 0) : 0;
+  a[2] = l < 4 ? l : 7;
+}"""
+    f = fn(parse(src), "k")
+    body = f.body
+    vote = next(k for k, i in enumerate(body) if isinstance(i, Instr) and i.op == "vote")
+    shfl = next(k for k, i in enumerate(body) if isinstance(i, Instr) and i.op == "shfl")
+    guarded = [k for k, i in enumerate(body) if isinstance(i, Instr) and i.op == "bra" and i.guard]
+    assert any(k < vote for k in guarded) and any(vote < k < shfl for k in guarded)
+    assert [i.opcode for i in instrs(f) if i.op == "selp"][-1] == "selp.s32"  # pure arms: selp
+    from warplint.engine import lint_text
+    assert not lint_text(src, "k.cu", Options(targets=["sm_70"])).findings

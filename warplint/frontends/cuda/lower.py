@@ -150,6 +150,24 @@ def type_from_names(names, typedefs) -> T:
     return T(k, 32)
 
 
+def _has_effects(node) -> bool:
+    """Does evaluating `node` call a function or assign (so it must not run for every lane)?"""
+    from pycparser import c_ast as A
+    stack = [node]
+    n = 0
+    while stack:
+        x = stack.pop()
+        n += 1
+        if n > 2000:
+            return True
+        if isinstance(x, (A.FuncCall, A.Assignment)):
+            return True
+        if isinstance(x, A.UnaryOp) and x.op in ("++", "--", "p++", "p--"):
+            return True
+        stack.extend(c for _, c in x.children())
+    return False
+
+
 class Scope:
     def __init__(self, parent=None):
         self.parent = parent
@@ -766,6 +784,16 @@ class Lowerer:
             return p
         if isinstance(e, A.BinaryOp) and e.op in ("&&", "||"):
             a = self.cond(e.left)
+            if _has_effects(e.right):
+                # the right side calls or assigns: only the lanes that need it evaluate it
+                p = self.pred()
+                self.emit("mov.pred", (p,), (a,), loc)
+                skip = self.label()
+                self.emit("bra", (), (Sym(skip),), self.cond_loc(e.left), guard=(a.name, e.op == "&&"))
+                b = self.cond(e.right)
+                self.emit("mov.pred", (p,), (b,), loc)
+                self.put_label(skip, loc)
+                return p
             b = self.cond(e.right)
             p = self.pred()
             self.emit("and.pred" if e.op == "&&" else "or.pred", (p,), (a, b), loc)
@@ -1175,6 +1203,22 @@ class Lowerer:
 
     def e_TernaryOp(self, e):
         loc = self.loc(e)
+        if _has_effects(e.iftrue) or _has_effects(e.iffalse):
+            # an arm calls or assigns: branch, so only the selected lanes evaluate it
+            p = self.cond(e.cond)
+            lelse, lend = self.label(), self.label()
+            bloc = self.cond_loc(e.cond)
+            self.emit("bra", (), (Sym(lelse),), bloc, guard=(p.name, True))
+            d = self.temp()
+            a, at = self.rvalue(e.iftrue)
+            self.emit(f"mov.{at.ptx if at.kind != 'pred' else 'pred'}", (d,), (a,), loc)
+            self.emit("bra", (), (Sym(lend),), bloc)
+            self.put_label(lelse, loc)
+            b, bt = self.rvalue(e.iffalse)
+            self.emit(f"mov.{bt.ptx if bt.kind != 'pred' else 'pred'}", (d,), (b,), loc)
+            self.put_label(lend, loc)
+            ty = self.common(at, bt) if not (at.is_ptr or bt.is_ptr) else (at if at.is_ptr else bt)
+            return d, ty
         p = self.cond(e.cond)
         a, at = self.rvalue(e.iftrue)
         b, bt = self.rvalue(e.iffalse)
