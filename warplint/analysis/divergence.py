@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..cfg import CFG, EXIT
 from ..findings import Step
-from ..ir import Function, Instr, Reg, Sym, Vec
+from ..ir import Addr, Function, Instr, Reg, Sym, Vec
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals, describe
 from .transfer import _CMP_TEXT, Evaluator, type_bits
 from .values import (ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, join_offsets,
@@ -122,6 +122,7 @@ class _Run:
         self.work_bound = getattr(options, "work_bound", 200_000)
         self.cd = _control_dependence(cfg)
         self.on_entry_path = _postdominators_of_entry(cfg)
+        self.live_out = _live_out(cfg)
         self.masks: dict[int, LaneSet] = {}
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
         self.guard_val: dict[int, object] = {}
@@ -180,6 +181,9 @@ class _Run:
             self._exec_block(b, env, mask)
             self.records[b] = (self.warp_ops, self.barriers, self.accesses)
             self._edge_conds(b)
+            live = self.live_out.get(b)
+            if live is not None:
+                env = {k: v for k, v in env.items() if k in live or not isinstance(k, str)}
             if self.out_env.get(b) != env:
                 self.out_env[b] = env
                 changed = True
@@ -290,13 +294,17 @@ class _Run:
                             return Unk(t)
                         lanes[lane] = v.off[lane]
             return Aff(0, tuple(x if x is not None else 0 for x in lanes))
-        if all(isinstance(v, Pred) or v is None for v in vals):
+        if all(isinstance(v, Pred) or v is None for v in vals) and len(vals) <= 4 and all(
+                len(m.cubes) <= 2 for m in masks) and all(v is None or len(v.lanes.cubes) <= 2 for v in vals):
             out = EMPTY
             for v, m in zip(vals, masks):
                 if v is not None:
                     out = out.or_(v.lanes.and_(m))
-            if len(out.cubes) <= 16:
+            if len(out.cubes) <= 8:
                 return Pred(out)
+        if all(isinstance(v, Pred) or v is None for v in vals):
+            lit = self.lits.get(("phi", id(self.cfg), b, k), "lane", "lane", f"{k} (merged)")
+            return Pred(LaneSet.lit(lit))
         return Unk(t)
 
     def _join_val(self, b, k, a, v):
@@ -650,6 +658,59 @@ def _negate(s: LaneSet, run: "_Run", key) -> LaneSet:
 
 def _cond_text(term: Instr, run) -> str:
     return f"{term.guard[0]}" if term.guard else "condition"
+
+
+def _regs(op, out: set) -> None:
+    if isinstance(op, Reg):
+        out.add(op.name)
+    elif isinstance(op, Addr):
+        if isinstance(op.base, Reg):
+            out.add(op.base.name)
+    elif isinstance(op, Vec):
+        for x in op.items:
+            _regs(x, out)
+
+
+def _live_out(cfg: CFG) -> dict[int, frozenset]:
+    """Registers live at the end of each block (backward dataflow).  Dropping dead registers
+    keeps the environments small: the CUDA-C front end makes many one-use temporaries."""
+    use: dict[int, set] = {}
+    defs: dict[int, set] = {}
+    for blk in cfg.blocks:
+        u, d = set(), set()
+        for ins in blk.instrs:
+            read: set = set()
+            for x in ins.srcs:
+                _regs(x, read)
+            for x in ins.dests:
+                if isinstance(x, Addr):
+                    _regs(x, read)
+            if ins.guard:
+                read.add(ins.guard[0])
+            u |= read - d
+            written: set = set()
+            for x in ins.dests:
+                if not isinstance(x, Addr):
+                    _regs(x, written)
+            if ins.guard is None:
+                d |= written
+        use[blk.id], defs[blk.id] = u, d
+    live_in = {b: set() for b in use}
+    live_out = {b: set() for b in use}
+    order = list(reversed(cfg.rpo()))
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            out = set()
+            for s in cfg.succs(b):
+                if s != EXIT:
+                    out |= live_in[s]
+            inn = use[b] | (out - defs[b])
+            if inn != live_in[b] or out != live_out[b]:
+                live_in[b], live_out[b] = inn, out
+                changed = True
+    return {b: frozenset(v) for b, v in live_out.items()}
 
 
 def _postdominators_of_entry(cfg: CFG) -> set[int]:
