@@ -115,7 +115,7 @@ class _Run:
         self.lits = lits
         self.entry_mask = entry_mask
         self.ev = Evaluator(terms, lits, fn.is_kernel, set(fn.params) | set(fn.ret_params),
-                            getattr(options, "block_dim", None))
+                            getattr(options, "block_dim", None), getattr(module, "state_spaces", None))
         self.params = set(fn.params)
         self.kernel = fn.is_kernel
         self.work = 0

@@ -51,7 +51,8 @@ class Evaluator:
     """Evaluates instructions over a register environment (dict name -> value)."""
 
     def __init__(self, terms: Terms, lits: Literals, kernel: bool, params: set[str],
-                 block_dim=None):
+                 block_dim=None, spaces: dict | None = None):
+        self.spaces = spaces or {}
         self.terms = terms
         self.lits = lits
         self.kernel = kernel
@@ -103,7 +104,11 @@ class Evaluator:
                 return const(op.value)
             return Aff(self.terms.get(("fimm", op.value), str(op.value)), ZEROS, 1, "block")
         if isinstance(op, Sym):
-            return Aff(self.terms.get(("addr", op.name), op.name), ZEROS, 16, "block")
+            if self.spaces.get(op.name) in ("shared", "global", "const"):
+                return Aff(self.terms.get(("addr", op.name), op.name), ZEROS, 16, "block")
+            # a thread's own variable (local array, stack slot, param buffer): the same name
+            # is a different address in every lane
+            return Unk(self.terms.get(("laddr", op.name), op.name))
         if isinstance(op, Addr):
             base = self.read(env, op.base) if op.base is not None else const(0)
             return self.arith("add", base, const(op.offset), 64) if op.offset else base
