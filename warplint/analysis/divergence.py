@@ -584,6 +584,10 @@ class _Run:
                 and isinstance(addr_op.base, Sym)):
             name = addr_op.name if isinstance(addr_op, Sym) else addr_op.base.name
             v = ev.param_value(f"{name}+{getattr(addr_op, 'offset', 0)}")
+        elif op in ("ld", "ldu") and space in ("const", "param") and _sym_base(addr_op) is not None:
+            # a named constant / parameter buffer: the same value in every lane
+            v = Aff(self.terms.get(("ld", space, _sym_base(addr_op), getattr(addr_op, "offset", 0)), "load"),
+                    ZEROS, 1, "block")
         elif op in ("ld", "ldu") and is_uniform(addr) and space in ("global", "const", "param", "shared",
                                                                      "generic"):
             v = Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
@@ -591,6 +595,14 @@ class _Run:
             v = Unk(self.terms.get(("ld", ins.opcode, addr, id(ins)), "load"))
         for d in ins.dests:
             self._set(env, d, v, guarded)
+
+
+def _sym_base(op) -> str | None:
+    if isinstance(op, Sym):
+        return op.name
+    if isinstance(op, Addr) and isinstance(op.base, Sym):
+        return op.base.name
+    return None
 
 
 def _shfl_in_range(ins: Instr, vals) -> int | None:

@@ -104,11 +104,11 @@ class Evaluator:
                 return const(op.value)
             return Aff(self.terms.get(("fimm", op.value), str(op.value)), ZEROS, 1, "block")
         if isinstance(op, Sym):
-            if self.spaces.get(op.name) in ("shared", "global", "const"):
-                return Aff(self.terms.get(("addr", op.name), op.name), ZEROS, 16, "block")
-            # a thread's own variable (local array, stack slot, param buffer): the same name
-            # is a different address in every lane
-            return Unk(self.terms.get(("laddr", op.name), op.name))
+            if self.spaces.get(op.name) == "local":
+                # a thread's own variable (local array, stack frame): the same name is a
+                # different address in every lane
+                return Unk(self.terms.get(("laddr", op.name), op.name))
+            return Aff(self.terms.get(("addr", op.name), op.name), ZEROS, 16, "block")
         if isinstance(op, Addr):
             base = self.read(env, op.base) if op.base is not None else const(0)
             return self.arith("add", base, const(op.offset), 64) if op.offset else base

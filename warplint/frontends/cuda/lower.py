@@ -582,6 +582,7 @@ class Lowerer:
             return
         if t.kind == "a":
             uname = self.unique(d.name)
+            self.module.state_spaces[uname] = "local"  # each thread's own array
             self.scope.vars[d.name] = ("mem", uname, t, "local")
             if d.init is not None and isinstance(d.init, A.InitList):
                 base = self.temp("$a")
