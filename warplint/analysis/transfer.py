@@ -121,18 +121,35 @@ class Evaluator:
         return Unk(self.terms.get(("opnd", repr(op)), repr(op)))
 
     def param_value(self, name: str):
-        if self.kernel:
-            return Aff(self.terms.get(("param", name), name), ZEROS, 1, "block")
-        return Unk(self.terms.get(("dparam", name), name))
+        """Kernel parameters are the same for the whole grid.  A device function analysed on
+        its own (no kernel of this file calls it) gets the same assumption for its
+        parameters; calls from kernels are analysed with the actual arguments, inlined."""
+        key = "param" if self.kernel else "dparam"
+        return Aff(self.terms.get((key, name), name), ZEROS, 1, "block")
 
     # -- arithmetic ---------------------------------------------------------------------
+    def uniform(self, v) -> bool:
+        """Same value on every lane?  A predicate is, when only warp-uniform conditions
+        decide it."""
+        if isinstance(v, Pred):
+            return v.lanes.warp_exact(self.lits) in (0, FULL)
+        return is_uniform(v)
+
+    def scope(self, v) -> str:
+        if isinstance(v, Pred) and self.uniform(v):
+            scope = "block"
+            for x in v.lanes.lits:
+                scope = wider(scope, self.lits[x].scope)
+            return scope
+        return scope_of(v)
+
     def opaque(self, key, vals, text="") -> object:
         """A result we cannot compute: uniform if every input is, else per-lane unknown."""
         t = self.terms.get((key, tuple(vals)), text)
-        if all(is_uniform(v) for v in vals):
+        if all(self.uniform(v) for v in vals):
             scope = "block"
             for v in vals:
-                scope = wider(scope, scope_of(v))
+                scope = wider(scope, self.scope(v))
             return Aff(t, ZEROS, 1, scope)
         return Unk(t)
 
@@ -215,8 +232,8 @@ class Evaluator:
             if r is not None:
                 return r
         key, negate = _canonical(cmp, a, b, bits > 0, signed)
-        if is_uniform(a) and is_uniform(b):
-            scope = wider(scope_of(a), scope_of(b))
+        if self.uniform(a) and self.uniform(b):
+            scope = wider(self.scope(a), self.scope(b))
             lit = self.lits.get(key, "uniform", scope, text, loc)
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
@@ -258,8 +275,8 @@ class Evaluator:
         p = pred_of(v)
         if p is not None:
             return p
-        if is_uniform(v):
-            lit = self.lits.get(("nz", v), "uniform", scope_of(v), text or "condition", loc)
+        if self.uniform(v):
+            lit = self.lits.get(("nz", v), "uniform", self.scope(v), text or "condition", loc)
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
