@@ -24,6 +24,8 @@ from .transfer import _CMP_TEXT, Evaluator, type_bits
 from .values import (ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, join_offsets,
                      mask_of, scope_of, wider)
 
+_OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
+             "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
 WARP_OPS = {"vote", "shfl", "match", "redux", "activemask"}
 MAX_PASSES = 8
 
@@ -128,6 +130,8 @@ class _Run:
         self.guard_val: dict[int, object] = {}
         self.out_env: dict[int, dict] = {}
         self.record = False
+        self.rpo_index: dict[int, int] = {}
+        self.loop_writes: dict[int, set] = {}
         self.in_env: dict[int, dict] = {}
         self.records: dict[int, tuple] = {}
         self.widen: dict = {}
@@ -142,6 +146,8 @@ class _Run:
         cfg = self.cfg
         order = cfg.rpo()
         index = {b: i for i, b in enumerate(order)}
+        self.rpo_index = index
+        self.loop_writes = _loop_writes(cfg, index)
         preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
         acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
         self.record = True
@@ -170,9 +176,11 @@ class _Run:
             if mask_changed:
                 self.masks[b] = mask
                 changed = True
-            incoming = [(self.out_env[p], self._edge_mask(p, b)) for p in preds[b] if p in self.out_env]
+            index = self.rpo_index
+            incoming = [(self.out_env[p], self._edge_mask(p, b), index[p] >= index[b])
+                        for p in preds[b] if p in self.out_env]
             if b == entry:
-                incoming.append(({}, self.entry_mask))
+                incoming.append(({}, self.entry_mask, False))
             env = self._join(b, incoming, mask)
             if not mask_changed and self.in_env.get(b) == env:
                 continue  # same inputs, same results as last time
@@ -203,17 +211,41 @@ class _Run:
         return LaneSet([(bits, frozenset(x for x in l if lits[x].kind != "uniform")) for bits, l in s.cubes])
 
     def _mask(self, b: int) -> LaneSet:
+        """Lanes of block `b`: from its forward control dependences (a branch before it in
+        program order); a loop back edge whose condition differs between lanes adds "in
+        the first iteration, or among the lanes still iterating"."""
         deps = self.cd.get(b)
         if not deps:
             return self.entry_mask
-        out = self.entry_mask if b in self.on_entry_path else EMPTY
+        fwd = self.entry_mask if b in self.on_entry_path else EMPTY
+        stay = []
+        index = self.rpo_index
         for x, s in deps:
-            mx = self.masks.get(x)
             cond = self.edge_cond.get((x, s))
-            if mx is None or cond is None:
+            if cond is None:
                 continue
-            out = out.or_(mx.and_(cond))
-        return out
+            if x == b or index.get(s, 0) <= index.get(x, 0):  # own exit test, or a back edge
+                if any(self.lits[l].kind != "uniform" for l in cond.lits):
+                    stay.append((s, cond))
+                continue
+            mx = self.masks.get(x)
+            if mx is not None:
+                fwd = fwd.or_(mx.and_(cond))
+        if not stay:
+            return fwd
+        if fwd.is_empty():  # only reached round a loop (irreducible flow): be conservative
+            for x, s in deps:
+                mx, cond = self.masks.get(x), self.edge_cond.get((x, s))
+                if mx is not None and cond is not None:
+                    fwd = fwd.or_(mx.and_(cond))
+            return fwd
+        header = stay[0][0]
+        first = self.lits.get(("first-iteration", id(self.cfg), header), "uniform", "block",
+                              "first iteration of the loop")
+        still = LaneSet.lit(first)
+        for _, cond in stay:
+            still = still.or_(cond)
+        return fwd.and_(still)
 
     def _edge_conds(self, b: int) -> None:
         cfg = self.cfg
@@ -242,20 +274,27 @@ class _Run:
             self.edge_cond[(b, s)] = LaneSet.lit(lit)
 
     # -- joins ----------------------------------------------------------------------------
-    def _join(self, b: int, incoming: list[tuple[dict, LaneSet]], mask: LaneSet) -> dict:
-        """Merge the register environments flowing into `b`.  If the lanes arrive from
-        different paths or at different times (a divergent branch or loop exit), a value
-        that differs between the paths differs between lanes: it is merged lane by lane
-        when every mask is exact, and becomes a per-lane unknown otherwise."""
+    def _join(self, b: int, incoming: list[tuple[dict, LaneSet, bool]], mask: LaneSet) -> dict:
+        """Merge the register environments flowing into `b`.  Where lanes arrive from
+        different forward paths (the reconvergence point of a divergent branch), a value that
+        differs between the paths differs between lanes: it is merged lane by lane when
+        every mask is exact, and becomes a per-lane unknown otherwise.  A loop back edge is
+        not such a merge: in each iteration all active lanes come round the same edge."""
         if not incoming:
             return {}
         if len(incoming) == 1 and incoming[0][1] == mask:
             return dict(incoming[0][0])
         whole = self._lane_part(mask)
-        divergent = any(self._lane_part(m) != whole for _, m in incoming)
+        divergent = any(self._lane_part(m) != whole for _, m, back in incoming if not back)
+        written = self.loop_writes.get(b)
+        if written is not None and any(back for _, _, back in incoming):
+            # round a back edge only what the loop writes can change
+            incoming = [(env if not back else {k: v for k, v in env.items()
+                                               if k in written or not isinstance(k, str)}, m, back)
+                        for env, m, back in incoming]
         out = dict(incoming[0][0])
         differing = set()
-        for env, _ in incoming[1:]:
+        for env, _, _ in incoming[1:]:
             for k, v in env.items():
                 cur = out.get(k)
                 if cur is v:
@@ -266,17 +305,20 @@ class _Run:
                         differing.add(k)
                 elif cur != v:
                     differing.add(k)
+        forward = [(env, m) for env, m, back in incoming if not back] or [(e, m) for e, m, _ in incoming]
         for k in differing:
-            vals = [env.get(k) for env, _ in incoming]
+            merged = None
             if divergent:
-                out[k] = self._merge_lanes(b, k, vals, [m for _, m in incoming])
-            else:
-                present = [v for v in vals if v is not None]
-                acc = present[0]
-                for v in present[1:]:
-                    if v != acc:
-                        acc = self._join_val(b, k, acc, v)
-                out[k] = acc
+                vals = [env.get(k) for env, _ in forward]
+                if any(v is not None for v in vals):
+                    merged = self._merge_lanes(b, k, vals, [m for _, m in forward])
+            present = [merged] if merged is not None else []
+            present += [env[k] for env, _, back in incoming if (back or not divergent) and k in env]
+            acc = present[0]
+            for v in present[1:]:
+                if v != acc:
+                    acc = self._join_val(b, k, acc, v)
+            out[k] = acc
         return out
 
     def _merge_lanes(self, b, k, vals, masks):
@@ -481,7 +523,9 @@ class _Run:
         a, c = ev.read(env, srcs[0]), ev.read(env, srcs[1])
         signed = any(m.startswith("s") and m[1:].isdigit() for m in mods)
         text = f"{srcs[0]} {_CMP_TEXT.get(cmp, cmp)} {srcs[1]}"
-        p = ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc).lanes
+        opposite = _OPPOSITE.get(cmp)
+        neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
+        p = ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text).lanes
         if combine and len(srcs) >= 3:
             q = ev.pred_lanes(ev.read(env, srcs[2]), str(srcs[2]), ins.loc)
             if 2 in ins.negated:
@@ -723,6 +767,30 @@ def _live_out(cfg: CFG) -> dict[int, frozenset]:
                 live_in[b], live_out[b] = inn, out
                 changed = True
     return {b: frozenset(v) for b, v in live_out.items()}
+
+
+def _loop_writes(cfg: CFG, index: dict[int, int]) -> dict[int, set]:
+    """Loop header -> registers written anywhere in its natural loop(s).  A register the
+    loop never writes keeps its value from before the loop (no phi at the header)."""
+    out: dict[int, set] = {}
+    for latch in index:
+        for header in cfg.succs(latch):
+            if header == EXIT or index.get(header, 1 << 30) > index[latch]:
+                continue
+            body, stack = {header}, [latch]
+            while stack:
+                x = stack.pop()
+                if x in body:
+                    continue
+                body.add(x)
+                stack.extend(p for p in cfg.preds(x) if p != EXIT)
+            written = out.setdefault(header, set())
+            for blk in body:
+                for ins in cfg.blocks[blk].instrs:
+                    for d in ins.dests:
+                        if not isinstance(d, Addr):
+                            _regs(d, written)
+    return out
 
 
 def _postdominators_of_entry(cfg: CFG) -> set[int]:

@@ -220,7 +220,7 @@ class Evaluator:
         return None
 
     # -- predicates -----------------------------------------------------------------------
-    def compare(self, cmp: str, a, b, bits: int, signed: bool, text: str, loc):
+    def compare(self, cmp: str, a, b, bits: int, signed: bool, text: str, loc, neg_text: str = ""):
         f = _CMP.get(cmp)
         if f is not None and isinstance(a, Aff) and isinstance(b, Aff):
             if a.exact and b.exact:
@@ -232,6 +232,8 @@ class Evaluator:
             if r is not None:
                 return r
         key, negate = _canonical(cmp, a, b, bits > 0, signed)
+        if negate and neg_text:
+            text = neg_text  # the literal stands for the opposite comparison
         if self.uniform(a) and self.uniform(b):
             scope = wider(self.scope(a), self.scope(b))
             lit = self.lits.get(key, "uniform", scope, text, loc)
