@@ -477,25 +477,33 @@ class _Parser:
                     self.i += 1
                 self.expect("]", "']'")
                 k = toks[self.i][0]
-            if k == "=":
-                self.i += 1
-                depth = 0
-                while True:
-                    k = toks[self.i][0]
-                    if k in "{(":
-                        depth += 1
-                    elif k in "})":
-                        depth -= 1
-                        if depth < 0:
-                            raise self.tok_error(toks[self.i], "an initialiser")
-                    elif (k == "," and depth == 0) or k == ";" or k in "ZUE" or k == "D":
-                        break
-                    self.i += 1
+            self.skip_initialiser()
+            k = toks[self.i][0]
             if k == ",":
                 self.i += 1
                 continue
             self.expect(";", "';' after the declaration")
             return names
+
+    def skip_initialiser(self) -> None:
+        """Step over `= {...}` up to the `,` or `;` that ends the declarator (the values of
+        initialisers do not matter to the analysis)."""
+        toks = self.toks
+        if toks[self.i][0] != "=":
+            return
+        self.i += 1
+        depth = 0
+        while True:
+            k = toks[self.i][0]
+            if k in "{(":
+                depth += 1
+            elif k in "})":
+                depth -= 1
+                if depth < 0:
+                    raise self.tok_error(toks[self.i], "an initialiser")
+            elif (k == "," and depth == 0) or k == ";" or k in "ZUED":
+                break
+            self.i += 1
 
     # -- functions -------------------------------------------------------------------------
     def param_list(self) -> list[tuple[str, str, int]]:
@@ -780,20 +788,7 @@ class _Parser:
                 if toks[self.i][0] == "I":
                     self.i += 1
                 self.expect("]", "']'")
-            if toks[self.i][0] == "=":
-                self.i += 1
-                depth = 0
-                while True:
-                    k2 = toks[self.i][0]
-                    if k2 in "{(":
-                        depth += 1
-                    elif k2 in "})":
-                        depth -= 1
-                        if depth < 0:
-                            raise self.tok_error(toks[self.i], "an initialiser")
-                    elif (k2 == "," and depth == 0) or k2 == ";" or k2 in "ZUED":
-                        break
-                    self.i += 1
+            self.skip_initialiser()
             out.append((v, count))
             if toks[self.i][0] == ",":
                 self.i += 1
