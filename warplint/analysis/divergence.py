@@ -129,7 +129,6 @@ class _Run:
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
         self.guard_val: dict[int, object] = {}
         self.out_env: dict[int, dict] = {}
-        self.record = False
         self.rpo_index: dict[int, int] = {}
         self.loop_writes: dict[int, set] = {}
         self.in_env: dict[int, dict] = {}
@@ -150,7 +149,6 @@ class _Run:
         self.loop_writes = _loop_writes(cfg, index)
         preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
         acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
-        self.record = True
         for _ in range(MAX_PASSES):
             changed = self._pass(order, preds)
             if acyclic or not changed or self.work > self.work_bound:
@@ -423,7 +421,7 @@ class _Run:
             self._warp_op(b, ins, env, active, guarded)
             return
         if op in ("bar", "barrier"):
-            if self.record and ("sync" in ins.mods or "red" in ins.mods or len(ins.mods) == 0
+            if ("sync" in ins.mods or "red" in ins.mods or len(ins.mods) == 0
                                 or ins.mods[0] in ("sync", "red")):
                 counted = ("red" not in ins.mods and len(srcs) >= 2) or ("red" in ins.mods and len(srcs) >= 3
                                                                           and not isinstance(srcs[-1], Reg))
@@ -545,14 +543,13 @@ class _Run:
         member_value = ev.read(env, srcs[-1]) if sync and srcs else None
         member = mask_of(member_value) if member_value is not None else None
         vals = [ev.read(env, s) for s in srcs]
-        if self.record:
-            groups = []
-            if member is None and isinstance(member_value, Aff) and member_value.exact:
-                by_value: dict[int, int] = {}
-                for lane, m in enumerate(member_value.off):
-                    by_value[m & FULL] = by_value.get(m & FULL, 0) | (1 << lane)
-                groups = [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
-            self.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals, groups))
+        groups = []  # a membermask that differs between lanes: lanes grouped by their mask
+        if member is None and isinstance(member_value, Aff) and member_value.exact:
+            by_value: dict[int, int] = {}
+            for lane, m in enumerate(member_value.off):
+                by_value[m & FULL] = by_value.get(m & FULL, 0) | (1 << lane)
+            groups = [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
+        self.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals, groups))
         d = ins.dests
         participants = active.and_(member) if member is not None else active
         if kind == "activemask":
@@ -612,7 +609,7 @@ class _Run:
         size = max(1, abs(type_bits(ins)) // 8) if type_bits(ins) else 4
         if any(m in ("v2", "v4") for m in mods):
             size *= 2 if "v2" in mods else 4
-        if self.record and space in ("shared", "global", "generic"):
+        if space in ("shared", "global", "generic"):
             self.accesses.append(MemAccess(ins, b, i, active, addr, op in ("st", "atom", "red"),
                                            op in ("ld", "ldu", "atom"), space, size))
         if op == "st":
@@ -679,29 +676,9 @@ def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
 
 
 @lru_cache(maxsize=1024)
-def source_lanes(mods, b: int, c: int) -> list[tuple[int, bool]]:
-    """(source lane j, in range) for every lane, per the shfl.sync table in the spec."""
-    segmask = (c >> 8) & 0x1F
-    cval = c & 0x1F
-    mode = next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
-    out = []
-    for lane in range(32):
-        max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
-        min_lane = lane & segmask
-        if mode == "up":
-            j = lane - b
-            ok = j >= max_lane
-        elif mode == "down":
-            j = lane + b
-            ok = j <= max_lane
-        elif mode == "bfly":
-            j = lane ^ b
-            ok = j <= max_lane
-        else:
-            j = min_lane | (b & ~segmask & 0x1F)
-            ok = j <= max_lane
-        out.append((j, ok))
-    return out
+def source_lanes(mods, b: int, c: int) -> tuple:
+    """(source lane j, in range) for every lane, when b is the same on all lanes."""
+    return tuple(source_lane(mods, lane, b, c) for lane in range(32))
 
 
 def _negate(s: LaneSet, run: "_Run", key) -> LaneSet:
