@@ -109,6 +109,18 @@ _EMPTY = frozenset()
 _OPCODE_INFO: dict[str, tuple] = {}
 
 
+def _opcode_info(opcode: str) -> tuple[str, bool, bool]:
+    """(base opcode, takes label operands, may write a destination), cached per opcode."""
+    info = _OPCODE_INFO.get(opcode)
+    if info is None:
+        base = opcode.split(".", 1)[0]
+        info = (base, base in _LABEL_OPERANDS,
+                base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX))
+        if len(_OPCODE_INFO) < 10000:
+            _OPCODE_INFO[opcode] = info
+    return info
+
+
 def _show(text: str) -> str:
     text = text if len(text) <= _MAX_SHOW else text[:_MAX_SHOW] + "..."
     return repr(text)[1:-1] if text.isprintable() else repr(text)
@@ -818,14 +830,7 @@ class _Parser:
         if k != "N":
             self.i = i
             raise self.tok_error(toks[i], "an instruction opcode")
-        info = _OPCODE_INFO.get(opcode)
-        if info is None:
-            base = opcode.split(".", 1)[0]
-            info = (base, base in _LABEL_OPERANDS,
-                    base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX))
-            if len(_OPCODE_INFO) < 10000:
-                _OPCODE_INFO[opcode] = info
-        base, label_ops, may_write = info
+        base, label_ops, may_write = _opcode_info(opcode)
         ops, negated, first_group, j = self.operands(i + 1, scopes, fn_regs, statements, label_ops)
         semi = toks[j][2]
         raw = text[start:semi]
@@ -886,14 +891,7 @@ class _Parser:
             guard = (r.name, neg)
         parts = body.split(None, 1)
         opcode = parts[0]
-        info = _OPCODE_INFO.get(opcode)
-        if info is None:
-            base = opcode.split(".", 1)[0]
-            info = (base, base in _LABEL_OPERANDS,
-                    base not in _NO_DEST or opcode.startswith(_HAS_DEST_PREFIX))
-            if len(_OPCODE_INFO) < 10000:
-                _OPCODE_INFO[opcode] = info
-        base, label_ops, may_write = info
+        base, label_ops, may_write = _opcode_info(opcode)
         ops = []
         first_group = 0
         if len(parts) > 1:
