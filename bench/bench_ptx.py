@@ -115,7 +115,6 @@ def main(argv=None) -> int:
     if args.profile:
         import cProfile
         import pstats
-        from warplint.engine import lint_text
         prof = cProfile.Profile()
         prof.runcall(lint_text, text, str(path))
         pstats.Stats(prof).sort_stats("cumtime").print_stats(25)

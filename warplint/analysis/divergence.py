@@ -255,7 +255,7 @@ class _Run:
         term = cfg.blocks[b].terminator
         if term is not None and term.guard is not None:
             v = self.guard_val.get(b)
-            taken = self.ev.pred_lanes(v, _cond_text(term, self), term.loc) if v is not None else FULL_SET
+            taken = self.ev.pred_lanes(v, term.guard[0], term.loc) if v is not None else FULL_SET
             if term.guard[1]:
                 taken = _negate(taken, self, ("neg", b))
             fall = _negate(taken, self, ("fall", b))
@@ -687,10 +687,6 @@ def _negate(s: LaneSet, run: "_Run", key) -> LaneSet:
         lit = run.lits.get(("neg-overflow", key, s), "lane", "lane", "complex condition")
         return LaneSet.lit(lit)
     return n
-
-
-def _cond_text(term: Instr, run) -> str:
-    return f"{term.guard[0]}" if term.guard else "condition"
 
 
 def _regs(op, out: set) -> None:

@@ -136,10 +136,6 @@ class LaneSet:
                 return None
         return result
 
-    def minus(self, other: "LaneSet") -> "LaneSet | None":
-        comp = other.not_()
-        return None if comp is None else self.and_(comp)
-
     # -- lane questions -------------------------------------------------------------------
     @property
     def lits(self) -> set[int]:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
-from .lanes import FULL, FULL_SET, LaneSet, Literals
-from .values import (LANES, ZEROS, Aff, MaskV, Pred, Terms, Unk, const, exact, is_uniform,
-                     mask_of, pred_of, scope_of, wider)
+from .lanes import FULL, LaneSet, Literals
+from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, pred_of,
+                     scope_of, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,

@@ -168,10 +168,6 @@ class Terms:
         return t
 
 
-def key_of(v) -> object:
-    """A hashable identity for a value (used inside term keys)."""
-    return v
-
 
 def pred_of(v) -> LaneSet | None:
     """The lanes on which a value used as a predicate is true (None: unknown)."""

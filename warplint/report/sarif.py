@@ -21,7 +21,7 @@ _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 def repo_url() -> str:
     try:
-        from importlib.metadata import PackageNotFoundError, metadata
+        from importlib.metadata import metadata
         for entry in metadata("warplint").get_all("Project-URL") or []:
             label, _, url = entry.partition(",")
             if label.strip().lower() in ("homepage", "repository", "source") and url.strip():

@@ -409,7 +409,6 @@ def inline_asm(lw, e, args):
             continue
         (outs if kind == "__asm_out" else ins).append((sub[0].value[1:-1] if isinstance(sub[0], A.Constant) else "r", sub[1]))
     lw.nasm += 1
-    regs = {}
     names = []
     allops = outs + ins
     for i, (cons, expr) in enumerate(allops):

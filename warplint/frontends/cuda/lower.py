@@ -457,7 +457,7 @@ class Lowerer:
                 fn.ret_params = ["$ret"]
             for lab in self.user_labels.values():
                 if lab not in self.defined_labels():
-                    raise Unsupported(f"goto to undefined label")
+                    raise Unsupported("goto to undefined label")
         except Unsupported as e:
             self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: {e.msg}"))
             return
