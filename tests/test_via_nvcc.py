@@ -1,6 +1,7 @@
 """--via-nvcc: nvcc output analysed with findings mapped back to the .cu lines."""
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -50,3 +51,47 @@ def test_missing_nvcc(tmp_path):
     p.write_text(SRC)
     with pytest.raises(InputError, match="not found"):
         compile_to_ptx_module(str(p), Options(nvcc="no-such-nvcc-xyz"))
+
+
+# -- nothing from the linted tree chooses a program to run (issue 10, item 1) ----------------
+
+KERNEL = "__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+
+
+def _plant_host_compiler(root):
+    """A 'host compiler' script in the tree that leaves MARKER when anything runs it."""
+    (root / "hostcc").mkdir()
+    script = root / "hostcc" / "gcc"
+    script.write_text(f'#!/bin/sh\ntouch "{root}/MARKER"\nexec gcc "$@"\n')
+    script.chmod(0o755)
+    return root / "MARKER"
+
+
+def test_file_named_like_an_option_is_not_an_option(project, run_cli):
+    marker = _plant_host_compiler(project.root)
+    project.write("k.cu", KERNEL)
+    project.write("-optf=opts.cu", KERNEL)  # nvcc would read opts.cu as an options file
+    project.write("opts.cu", "-ccbin hostcc/gcc k.cu\n")
+    run_cli("--via-nvcc", "--no-cache", ".")
+    assert not marker.exists()
+
+
+def test_shell_characters_in_names_and_defines_are_refused(project, run_cli):
+    # nvcc runs its sub-commands through a shell with each argument in double quotes
+    project.write("a$(touch MARKER1).cu", KERNEL)
+    status, out, err = run_cli("--via-nvcc", "--no-cache", "a$(touch MARKER1).cu")
+    assert status == 2 and "shell would expand" in err and not (project.root / "MARKER1").exists()
+    project.write("k.cu", KERNEL)
+    project.write("warplint.toml", 'defines = { X = "1$(touch MARKER2)" }\n')
+    status, out, err = run_cli("--via-nvcc", "--no-cache", "k.cu")
+    assert status == 2 and "shell would expand" in err and not (project.root / "MARKER2").exists()
+
+
+def test_relative_path_entries_are_not_searched(project, monkeypatch):
+    fake = project.root / "nvcc"
+    fake.write_text(f'#!/bin/sh\ntouch "{project.root}/MARKER"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", ".:" + os.environ["PATH"])
+    project.write("k.cu", KERNEL)
+    compile_to_ptx_module("k.cu", Options())  # the real nvcc, not ./nvcc
+    assert not (project.root / "MARKER").exists()

@@ -4,6 +4,12 @@ the .cu lines through the `.loc` directives nvcc writes with `-lineinfo`.
 The target is `options.targets[0]`, or sm_70 when no target is given (nvcc 13 and newer no
 longer accept sm_70: without an explicit target we then fall back to sm_75, the oldest
 architecture they support, which has the same independent-thread-scheduling model).
+
+nvcc runs its sub-commands through a shell, each argument in double quotes, so nothing the
+linted tree chooses (file names, `defines`/`include-paths` from its configuration) may reach it
+unchecked: every path is absolute (never read as an option), arguments with characters a shell
+expands inside double quotes are refused, nvcc runs in its temporary directory, and programs
+are looked up only in the absolute directories of PATH.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ DEFAULT_TARGET = "sm_70"
 FALLBACK_TARGET = "sm_75"
 _NVCC_ERR = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:error|catastrophic error)\s*:?\s*(?P<msg>.*)$")
 _GCC_ERR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
+_SHELL_ACTIVE = re.compile(r'[$`"\\\n\r\0]')  # what a shell still expands inside "..."
 
 
 def _arch(target: str) -> str:
@@ -32,16 +39,16 @@ def compile_to_ptx_module(path: str, options) -> Module:
     """Run nvcc --ptx -lineinfo on `path` for the first target (sm_70 when none is given) and
     parse the PTX with its source locations mapped to `path`."""
     nvcc = options.nvcc or "nvcc"
-    exe = shutil.which(nvcc)
+    exe = shutil.which(nvcc, path=_safe_path())
     if exe is None:
         raise InputError(Loc(path, 1, 1), f"--via-nvcc: '{nvcc}' not found on PATH")
     target = _arch(options.targets[0]) if options.targets else DEFAULT_TARGET
     tmpdir = tempfile.mkdtemp(prefix="warplint-nvcc-")
     try:
         out = os.path.join(tmpdir, "out.ptx")
-        proc = _run(exe, target, out, path, options)
+        proc = _run(exe, target, out, path, options, tmpdir)
         if proc.returncode != 0 and not options.targets and "Unsupported gpu architecture" in proc.stderr:
-            proc = _run(exe, FALLBACK_TARGET, out, path, options)
+            proc = _run(exe, FALLBACK_TARGET, out, path, options, tmpdir)
         if proc.returncode != 0 or not os.path.exists(out):
             raise _compile_error(path, proc.stderr + proc.stdout)
         with open(out, encoding="utf-8", errors="replace") as f:
@@ -54,12 +61,29 @@ def compile_to_ptx_module(path: str, options) -> Module:
     return module
 
 
-def _run(exe, target, out, path, options):
-    cmd = [exe, "--ptx", "-lineinfo", "-arch=" + target, "-o", out, path]
-    cmd += ["-I" + p for p in options.include_paths or []]
-    cmd += [f"-D{k}={v}" if v is not None and v != "" else f"-D{k}" for k, v in (options.defines or {}).items()]
+def _safe_path() -> str:
+    """PATH without its relative entries (`.`, empty): no program is found in the linted tree."""
+    return os.pathsep.join(d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(d))
+
+
+def _checked(arg: str, what: str, path: str) -> str:
+    m = _SHELL_ACTIVE.search(arg)
+    if m:
+        raise InputError(Loc(path, 1, 1), f"--via-nvcc: {what} {arg!r} contains {m[0]!r}, which nvcc's "
+                                          "shell would expand; not compiled")
+    return arg
+
+
+def _run(exe, target, out, path, options, cwd):
+    args = [("target", "-arch=" + target), ("output", "--output-file=" + out), ("file", os.path.abspath(path))]
+    args += [("include path", "-I" + os.path.abspath(p)) for p in options.include_paths or []]
+    args += [("define", f"-D{k}={v}" if v is not None and v != "" else f"-D{k}")
+             for k, v in (options.defines or {}).items()]
+    cmd = [exe, "--ptx", "-lineinfo"] + [_checked(a, what, path) for what, a in args]
+    env = dict(os.environ, PATH=_safe_path())
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise InputError(Loc(path, 1, 1), f"--via-nvcc: nvcc did not finish within {TIMEOUT_S}s") from None
     except OSError as e:
