@@ -33,25 +33,25 @@ def test_glob(pattern, path, hit):
 
 def test_suffixes_and_order(tmp_path):
     touch(tmp_path, "b.cu", "a.ptx", "c.cuh", "d.txt", "e.cpp", "sub/z.ptx", "sub/a.cu", ".git/x.ptx")
-    files, errors = collect([str(tmp_path)], root=str(tmp_path))
+    files, errors, _ = collect([str(tmp_path)], root=str(tmp_path))
     assert sorted(rel(tmp_path, files)) == ["a.ptx", "b.cu", "c.cuh", "sub/a.cu", "sub/z.ptx"]
     assert errors == []
 
 
 def test_explicit_file_always_linted(tmp_path):
     touch(tmp_path, "kernel.txt")
-    files, _ = collect([str(tmp_path / "kernel.txt")], root=str(tmp_path))
+    files, *_ = collect([str(tmp_path / "kernel.txt")], root=str(tmp_path))
     assert sorted(rel(tmp_path, files)) == ["kernel.txt"]
 
 
 def test_missing(tmp_path):
-    files, errors = collect([str(tmp_path / "nope")], root=str(tmp_path))
+    files, errors, _ = collect([str(tmp_path / "nope")], root=str(tmp_path))
     assert files == [] and errors == [(str(tmp_path / "nope"), "no such file or directory")]
 
 
 def test_duplicates_removed(tmp_path):
     touch(tmp_path, "a.ptx")
-    files, _ = collect([str(tmp_path), str(tmp_path / "a.ptx")], root=str(tmp_path))
+    files, *_ = collect([str(tmp_path), str(tmp_path / "a.ptx")], root=str(tmp_path))
     assert len(files) == 1
 
 
@@ -63,9 +63,9 @@ def test_gitignore(tmp_path):
           "deep/1/2/x.cu", "deep/y.cu", "sub/build", "ok.ptx")
     (tmp_path / "sub" / ".gitignore").write_text("*.cu\n!top.cu\n")
     touch(tmp_path, "sub/other.cu")
-    files, _ = collect([str(tmp_path)], root=str(tmp_path))
+    files, *_ = collect([str(tmp_path)], root=str(tmp_path))
     assert sorted(rel(tmp_path, files)) == ["deep/y.cu", "keep.gen.ptx", "ok.ptx", "sub/top.cu"]
-    files, _ = collect([str(tmp_path)], root=str(tmp_path), gitignore=False)
+    files, *_ = collect([str(tmp_path)], root=str(tmp_path), gitignore=False)
     assert len(files) == 9
 
 
@@ -73,7 +73,7 @@ def test_gitignore_above_the_argument(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("generated/\n")
     touch(tmp_path, "src/generated/a.ptx", "src/b.ptx")
-    files, _ = collect([str(tmp_path / "src")], root=str(tmp_path))
+    files, *_ = collect([str(tmp_path / "src")], root=str(tmp_path))
     assert sorted(rel(tmp_path, files)) == ["src/b.ptx"]
 
 
@@ -82,14 +82,14 @@ def test_gitignore_stops_at_repository_root(tmp_path):
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     touch(repo, "a.ptx")
-    files, _ = collect([str(repo)], root=str(repo))
+    files, *_ = collect([str(repo)], root=str(repo))
     assert rel(repo, files) == ["a.ptx"]
     assert GitIgnore().ignored(str(repo / "a.ptx"), False) is False
 
 
 def test_include_exclude(tmp_path):
     touch(tmp_path, "src/a.ptx", "src/gen/b.ptx", "tests/c.cu", "d.cu")
-    files, _ = collect([str(tmp_path)], include=["src/**", "*.cu"], exclude=["gen"], root=str(tmp_path))
+    files, *_ = collect([str(tmp_path)], include=["src/**", "*.cu"], exclude=["gen"], root=str(tmp_path))
     assert sorted(rel(tmp_path, files)) == ["d.cu", "src/a.ptx", "tests/c.cu"]
 
 
@@ -104,9 +104,9 @@ def test_symlinks(tmp_path):
     os.symlink(tree / "inner", tree / "link_in")  # inside the tree: same files, not twice
     os.symlink(tree, tree / "inner" / "loop")  # a loop
     os.symlink(tree / "missing.ptx", tree / "broken.ptx")
-    files, _ = collect([str(tree)], root=str(tree))
+    files, *_ = collect([str(tree)], root=str(tree))
     assert sorted(rel(tree, files)) == ["a.ptx", "inner/b.ptx"]
-    files, _ = collect([str(tree)], root=str(tree), follow_symlinks=True)
+    files, *_ = collect([str(tree)], root=str(tree), follow_symlinks=True)
     assert sorted(rel(tree, files)) == ["a.ptx", "file_out.ptx", "inner/b.ptx", "link_out/o.ptx"]
 
 
@@ -127,5 +127,5 @@ def test_gitignore_outside_a_repository_starts_at_the_walked_directory(tmp_path)
     tree = tmp_path / "tree"
     touch(tree, "a.ptx", "sub/b.ptx")
     (tree / "sub" / ".gitignore").write_text("b.ptx\n")
-    files, _ = collect([str(tree)], root=str(tree))
+    files, *_ = collect([str(tree)], root=str(tree))
     assert sorted(rel(tree, files)) == ["a.ptx"]

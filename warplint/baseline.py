@@ -12,16 +12,21 @@ from .errors import UsageError
 from .report.fingerprint import FINGERPRINT_KEY
 
 
+BASELINE_MAX_BYTES = 256 * 1024 * 1024
+
+
 def load(path: str) -> set[tuple[str, str, str]]:
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except (OSError, ValueError) as e:
-        raise UsageError(f"{path!r}: cannot read baseline: {getattr(e, 'strerror', None) or e}") from None
+    from .inputs import InputFileError, read_regular
+    try:  # a regular file only: /dev/zero or a FIFO would never end
+        raw = read_regular(path, BASELINE_MAX_BYTES)
+    except InputFileError as e:
+        raise UsageError(f"{path}: cannot read baseline: {e}") from None
     try:
         data = json.loads(raw)
     except ValueError as e:
         raise UsageError(f"{path}: baseline is not valid JSON: {e}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: baseline is not a SARIF log (JSON nested too deeply)") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path}: not a SARIF log written by warplint")
     keys = set()

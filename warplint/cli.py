@@ -272,9 +272,10 @@ def _run(argv: list[str]) -> int:
 
     from .ir import Diagnostic, Loc
     from .walk import collect
-    files, missing = collect(args.paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
+    files, missing, walk_notes = collect(args.paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
                              gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
     diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
+    diagnostics += [Diagnostic(Loc(p, 1, 1), "note", msg) for p, msg in walk_notes if p is not None]
     baseline_keys = None
     if args.baseline:
         from .baseline import load as load_baseline
@@ -314,7 +315,8 @@ def _run(argv: list[str]) -> int:
     fps = fingerprints(findings, sources)
     report = Report(findings=findings, diagnostics=sorted(diagnostics, key=lambda d: (
         display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r, _ in results], srcroot=srcroot,
-        fingerprints=fps, justifications=justifications, fail_on=fail_on)
+        fingerprints=fps, justifications=justifications, fail_on=fail_on,
+        tool_notes=[msg for p, msg in walk_notes if p is None])
     if baseline_keys is not None:
         from .baseline import apply as apply_baseline
         report.baseline = apply_baseline(findings, fps, baseline_keys, srcroot)

@@ -51,15 +51,22 @@ def _toml():
                              "(pip install tomli)") from None
 
 
+CONFIG_MAX_BYTES = 1024 * 1024
+
+
 def _read_toml(path: Path) -> dict:
+    from .inputs import InputFileError, read_regular
     toml = _toml()
     try:
-        with open(path, "rb") as f:
-            return toml.load(f)
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read configuration: {e.strerror or e}") from None
-    except toml.TOMLDecodeError as e:
-        raise UsageError(f"{path}: invalid TOML: {e}") from None
+        data = read_regular(str(path), CONFIG_MAX_BYTES)
+    except InputFileError as e:
+        raise UsageError(f"{path}: cannot read configuration: {e}") from None
+    try:
+        return toml.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: configuration is not valid UTF-8") from None
+    except (toml.TOMLDecodeError, RecursionError) as e:
+        raise UsageError(f"{path}: invalid TOML: {e if isinstance(e, toml.TOMLDecodeError) else 'nested too deeply'}") from None
 
 
 def _table(path: Path) -> dict | None:
@@ -164,7 +171,7 @@ def validate_targets(names: list[str], where: str) -> list[str]:
 
 def load_config(path: str | os.PathLike) -> Config:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise UsageError(f"{p}: configuration file not found")
     table = _table(p)
     if table is None:

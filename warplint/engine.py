@@ -90,14 +90,11 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
 
 def read_source(path: str) -> str:
     """Read a file as text; undecodable bytes and NULs become an InputError with a location."""
+    from .inputs import InputFileError, read_regular
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise InputError(Loc(path, 1, 1), f"file is {size} bytes; the limit is {MAX_BYTES}")
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise InputError(Loc(path, 1, 1), f"cannot read file: {e.strerror or e}") from None
+        data = read_regular(path, MAX_BYTES)  # a FIFO or device is refused, never read
+    except InputFileError as e:
+        raise InputError(Loc(path, 1, 1), str(e)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -1,0 +1,107 @@
+"""Issue 10 (items 7, 11, 12, 13): the CLI never hangs on, crashes on or silently skips hostile
+input trees, and worker processes can neither hang nor spoil a run."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import BUGGY_PTX, DIVERGENT_PTX, PYTHON, cli_env
+
+from warplint.inputs import InputFileError, read_regular
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+
+
+def run_sub(*argv, cwd, timeout=60, env=None):
+    """warplint in a subprocess (a hang fails the test instead of hanging it)."""
+    r = subprocess.run([PYTHON, "-m", "warplint", *map(str, argv)], cwd=cwd, capture_output=True,
+                       text=True, timeout=timeout, env=env or cli_env())
+    return r.returncode, r.stdout, r.stderr
+
+
+# ---- item 7: FIFOs and other non-regular files ---------------------------------------------
+
+@needs_fifo
+def test_walked_fifo_is_skipped_with_a_note(project):
+    project.write("t/a.ptx", BUGGY_PTX)
+    os.mkfifo(project.root / "t" / "m.cu")
+    status, out, err = run_sub("--jobs", "1", "t", cwd=project.root, timeout=30)
+    assert status == 1, err
+    assert "t/m.cu:1:1: note: skipped: not a regular file (a FIFO)" in err
+    assert "t/a.ptx:11:5:" in out
+
+
+@needs_fifo
+def test_named_fifo_is_an_error(project):
+    os.mkfifo(project.root / "m.cu")
+    status, out, err = run_sub("m.cu", cwd=project.root, timeout=30)
+    assert status == 2
+    assert "m.cu:1:1: error: not a regular file (a FIFO)" in err
+
+
+@needs_fifo
+def test_read_never_blocks_even_when_the_file_is_swapped(tmp_path, monkeypatch):
+    fifo = tmp_path / "m.cu"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match="a FIFO"):
+        read_regular(str(fifo), 100)
+    # the stat said "regular", then a FIFO was put there: the fstat after the open catches it
+    import warplint.inputs
+    monkeypatch.setattr(warplint.inputs, "not_regular", lambda *a, **k: None)
+    start = time.monotonic()
+    with pytest.raises(InputFileError, match="a FIFO"):
+        read_regular(str(fifo), 100)
+    assert time.monotonic() - start < 5
+
+
+def test_device_is_refused_before_it_is_opened():
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(InputFileError, match="character device"):
+        read_regular("/dev/zero", 100)
+
+
+def test_size_limit(tmp_path):
+    (tmp_path / "big.ptx").write_bytes(b"x" * 101)
+    with pytest.raises(InputFileError, match="limit is 100"):
+        read_regular(str(tmp_path / "big.ptx"), 100)
+    assert read_regular(str(tmp_path / "big.ptx"), 101) == b"x" * 101
+
+
+@needs_fifo
+def test_fifo_as_gitignore_or_config_does_not_hang(project):
+    (project.root / ".git").mkdir()
+    os.mkfifo(project.root / ".gitignore")
+    os.mkfifo(project.root / "warplint.toml")
+    project.write("a.ptx", BUGGY_PTX)
+    status, out, err = run_sub("--jobs", "1", ".", cwd=project.root, timeout=30)
+    assert status == 1 and "a.ptx:11:5:" in out
+    status, out, err = run_sub("--config", "warplint.toml", ".", cwd=project.root, timeout=30)
+    assert status == 2 and "warplint.toml: cannot read configuration: not a regular file (a FIFO)" in err
+
+
+# ---- item 13: --baseline on hostile files --------------------------------------------------
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda p: "/dev/zero", "not a regular file (a character device)"),
+    (lambda p: (os.mkfifo(p / "b.sarif"), str(p / "b.sarif"))[1], "not a regular file (a FIFO)"),
+    (lambda p: ((p / "b.sarif").write_text("[" * 200_000 + "]" * 200_000), str(p / "b.sarif"))[1],
+     "nested too deeply"),
+    (lambda p: ((p / "b.sarif").write_bytes(b"\xff\xfe"), str(p / "b.sarif"))[1], "not valid JSON"),
+])
+def test_hostile_baseline_is_a_clear_error(project, make, needle):
+    if needle.endswith("(a FIFO)") and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs")
+    if "/dev/zero" in needle or needle.endswith("device)") and not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    project.write("a.ptx", BUGGY_PTX)
+    status, out, err = run_sub("--baseline", make(project.root), "a.ptx", cwd=project.root, timeout=30)
+    assert status == 2
+    assert "warplint: error:" in err and needle in err
+    assert "internal error" not in err and "Traceback" not in err
