@@ -105,3 +105,48 @@ def test_hostile_baseline_is_a_clear_error(project, make, needle):
     assert status == 2
     assert "warplint: error:" in err and needle in err
     assert "internal error" not in err and "Traceback" not in err
+
+
+# ---- item 11: crashes ----------------------------------------------------------------------
+
+def test_huge_target_number_is_not_a_crash(project, run_cli):
+    from warplint.targets import Target, parse_ptx_target
+    project.write("a.ptx", BUGGY_PTX.replace(".target sm_70", ".target sm_" + "9" * 4301))
+    status, out, err = run_cli("--no-cache", "a.ptx")
+    assert "internal error" not in out + err and status == 1
+    assert parse_ptx_target("sm_" + "9" * 4301) is None
+    with pytest.raises(ValueError):
+        Target.parse("sm_" + "9" * 4301)
+    status, out, err = run_cli("--target", "sm_" + "9" * 4301, "a.ptx")
+    assert status == 2 and "not a target name" in err
+
+
+@pytest.fixture
+def non_utf8_name(project):
+    try:
+        os.mkdir(b"u")
+        with open(b"u/\xff\xfe.ptx", "w") as f:
+            f.write(BUGGY_PTX)
+    except (OSError, UnicodeError):
+        pytest.skip("the file system wants UTF-8 names")
+    return "u/\\xff\\xfe.ptx"
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "json", "sarif"])
+@pytest.mark.parametrize("to_file", [False, True])
+def test_non_utf8_file_name(non_utf8_name, run_cli, fmt, to_file):
+    argv = ["--format", fmt, "u"] + (["-o", "report.out"] if to_file else [])
+    status, out, err = run_cli(*argv)
+    assert status == 1 and "internal error" not in err
+    text = open("report.out", encoding="utf-8").read() if to_file else out
+    text.encode("utf-8")
+    if fmt == "sarif":
+        assert '"uri": "u/%FF%FE.ptx"' in text  # the name's bytes
+    else:
+        assert non_utf8_name.replace("\\", "\\\\" if fmt == "json" else "\\") in text
+
+
+def test_non_utf8_file_name_sarif_is_valid(non_utf8_name, run_cli, sarif_validator):
+    from conftest import assert_valid_sarif
+    status, out, err = run_cli("--format", "sarif", "u")
+    assert_valid_sarif(sarif_validator, json.loads(out))

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SM = re.compile(r"^(?:sm|compute)_(\d+)([a-z]?)$")
+# at most 4 digits: real ones have 2 or 3, and int() of thousands of digits is an error
+_SM = re.compile(r"^(?:sm|compute)_([0-9]{1,4})([a-z]?)$")
 
 
 @dataclass(frozen=True, order=True)

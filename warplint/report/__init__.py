@@ -45,24 +45,50 @@ class Report:
         return [f for f in self.visible if severity_rank(f.severity) >= lvl]
 
 
+def printable(s: str) -> str:
+    """`s` as text that encodes as UTF-8: the bytes of a non-UTF-8 file name (which Python
+    carries as lone surrogates) are spelled `\\xNN`."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        pass
+    try:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that is no escaped byte
+        return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def printable_data(obj):
+    """`printable` applied to every string in a JSON-like document."""
+    if isinstance(obj, str):
+        return printable(obj)
+    if isinstance(obj, list):
+        return [printable_data(x) for x in obj]
+    if isinstance(obj, dict):
+        return {printable(k): printable_data(v) for k, v in obj.items()}
+    return obj
+
+
 def display_path(path: str, base: str | None = None) -> str:
     """`path` relative to `base` (default cwd) when it lies under it, else as absolute path.
-    Always with forward slashes on output."""
+    Always with forward slashes and printable (see `printable`) on output."""
     base = base or os.getcwd()
     ap = os.path.abspath(path)
     try:
         rel = os.path.relpath(ap, base)
     except ValueError:  # other drive on Windows
-        return ap.replace(os.sep, "/")
+        return printable(ap.replace(os.sep, "/"))
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-        return ap.replace(os.sep, "/")
-    return rel.replace(os.sep, "/")
+        return printable(ap.replace(os.sep, "/"))
+    return printable(rel.replace(os.sep, "/"))
 
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
+    """The report as text that always encodes as UTF-8."""
     if fmt == "text":
         from .text import render_text
-        return render_text(report, color=color)
+        return printable(render_text(report, color=color))
     if fmt == "json":
         from .json import render_json
         return render_json(report)
@@ -71,5 +97,5 @@ def render(report: Report, fmt: str, *, color: bool = False) -> str:
         return render_sarif(report)
     if fmt == "github":
         from .github import render_github
-        return render_github(report)
+        return printable(render_github(report))
     raise ValueError(f"unknown format {fmt!r}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json as _json
 
-from . import Report, display_path
+from . import Report, display_path, printable_data
 
 SCHEMA_VERSION = 1
 
@@ -70,4 +70,4 @@ def render_json(report: Report) -> str:
         "files": [display_path(p) for p in report.files],
         "summary": summary(report),
     }
-    return _json.dumps(data, indent=2) + "\n"
+    return _json.dumps(printable_data(data), indent=2) + "\n"

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
-from . import Report
+from . import Report, printable_data
 from .fingerprint import FINGERPRINT_KEY
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -50,7 +50,7 @@ def artifact_uri(path: str, srcroot: str) -> tuple[str, str | None]:
         rel = os.pardir
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
         return Path(ap).as_uri(), None
-    return quote(rel.replace(os.sep, "/")), "%SRCROOT%"
+    return quote(os.fsencode(rel.replace(os.sep, "/"))), "%SRCROOT%"  # the name's bytes, %-encoded
 
 
 def _rules(report: Report):
@@ -195,7 +195,7 @@ def build_log(report: Report):
 
 def render_sarif(report: Report) -> str:
     from jschema_to_python.to_json import to_json
-    data = json.loads(to_json(build_log(report)))
+    data = printable_data(json.loads(to_json(build_log(report))))
     # jschema-to-python drops values equal to the schema default; spell out the levels anyway
     run = data["runs"][0]
     for rd in run["tool"]["driver"].get("rules", []):

@@ -1,7 +1,7 @@
 """`path:line:col: severity: message [WL003]`, detail lines, `fix:` line."""
 from __future__ import annotations
 
-from . import Report, display_path
+from . import Report, display_path, printable
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;35m", "note": "\033[1;36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -25,7 +25,7 @@ def format_finding(f, *, color: bool = False) -> list[str]:
 
 
 def format_diagnostic(d) -> str:
-    return f"{display_path(d.loc.path)}:{d.loc.line}:{d.loc.col}: {d.severity}: {d.message}"
+    return printable(f"{display_path(d.loc.path)}:{d.loc.line}:{d.loc.col}: {d.severity}: {d.message}")
 
 
 def summary(report: Report) -> str:
