@@ -6,6 +6,7 @@ When fixes overlap, the first (in report order) wins and the others are skipped 
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
 import os
@@ -24,10 +25,14 @@ class Plan:
     original: str
     edits: list = field(default_factory=list)  # accepted Edits
     fixed: list = field(default_factory=list)  # findings whose fix is applied
+    starts: list = field(default_factory=list)  # line start offsets of `original`
+
+    def __post_init__(self):
+        self.starts = _line_starts(self.original)
 
     @property
     def new_text(self) -> str:
-        return apply_edits(self.original, self.edits)
+        return apply_edits(self.original, self.edits, self.starts)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -58,14 +63,16 @@ def span(text: str, edit, starts=None) -> tuple[int, int]:
     return a, b
 
 
-def apply_edits(text: str, edits) -> str:
-    """Apply non-overlapping edits (positions refer to `text`)."""
-    starts = _line_starts(text)
-    spans = sorted(((*span(text, e, starts), i, e) for i, e in enumerate(edits)), reverse=True)
-    out = text
+def apply_edits(text: str, edits, starts=None) -> str:
+    """Apply non-overlapping edits (positions refer to `text`), in time linear in the text."""
+    starts = starts or _line_starts(text)
+    spans = sorted((*span(text, e, starts), i, e) for i, e in enumerate(edits))
+    pieces, at = [], 0
     for a, b, _, e in spans:
-        out = out[:a] + e.text + out[b:]
-    return out
+        pieces += [text[at:a], e.text]
+        at = max(at, b)
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def _overlap(a: int, b: int, x: int, y: int) -> bool:
@@ -78,13 +85,32 @@ def _overlap(a: int, b: int, x: int, y: int) -> bool:
     return a < y and x < b
 
 
-def plan(findings, sources) -> tuple[dict[str, Plan], list[str]]:
-    """Group the fixes of `findings` by file, dropping overlapping ones (first wins).
+def _overlaps_taken(taken: list[tuple[int, int]], x: int, y: int) -> bool:
+    """Whether (x, y) overlaps one of `taken`: sorted, pairwise non-overlapping spans (so their
+    ends are sorted too, and only the neighbours of (x, y) need a look)."""
+    i = bisect.bisect_left(taken, (x, y))
+    j = i
+    while j < len(taken) and taken[j][0] <= y:
+        if _overlap(*taken[j], x, y):
+            return True
+        j += 1
+    j = i - 1
+    while j >= 0 and taken[j][1] >= x:
+        if _overlap(*taken[j], x, y):
+            return True
+        j -= 1
+    return False
+
+
+def plan(findings, sources, allowed=None) -> tuple[dict[str, Plan], list[str]]:
+    """Group the fixes of `findings` by file, dropping overlapping ones (first wins).  With
+    `allowed` (absolute paths), a fix that edits any other file is dropped with a note.
     Returns (abs path -> Plan, notes about skipped fixes)."""
     from .report import display_path
     plans: dict[str, Plan] = {}
     notes: list[str] = []
-    taken: dict[str, list[tuple[int, int, str]]] = {}
+    taken: dict[str, list[tuple[int, int]]] = {}  # sorted spans, per file
+    done: dict[str, set[tuple[int, int, str]]] = {}  # (start, end, text) of the accepted edits
     for f in findings:
         if f.fix is None or not f.fix.edits:
             continue
@@ -92,6 +118,9 @@ def plan(findings, sources) -> tuple[dict[str, Plan], list[str]]:
         spans, problem = [], None
         for e in f.fix.edits:
             key = os.path.abspath(e.path)
+            if allowed is not None and key not in allowed:
+                problem = f"it edits {display_path(e.path)}, which is not a linted file"
+                break
             if key not in plans:
                 text = sources.text(e.path)
                 if text is None:
@@ -99,22 +128,23 @@ def plan(findings, sources) -> tuple[dict[str, Plan], list[str]]:
                     break
                 plans[key] = Plan(e.path, text)
             try:
-                a, b = span(plans[key].original, e)
+                a, b = span(plans[key].original, e, plans[key].starts)
             except ValueError as err:
                 problem = f"edit out of range ({err})"
                 break
             spans.append((key, a, b, e))
         if problem is None:
-            if all((a, b, e.text) in taken.get(k, []) for k, a, b, e in spans):
+            if all((a, b, e.text) in done.get(k, ()) for k, a, b, e in spans):
                 plans[spans[0][0]].fixed.append(f)  # the same edits are already in (duplicate finding)
                 continue
-            if any(_overlap(a, b, x, y) for k, a, b, e in spans for x, y, _ in taken.get(k, [])):
+            if any(_overlaps_taken(taken.get(k, []), a, b) for k, a, b, e in spans):
                 problem = "it overlaps another fix (run --fix again)"
         if problem is not None:
             notes.append(f"{where}: fix for {f.rule_id} skipped: {problem}")
             continue
         for k, a, b, e in spans:
-            taken.setdefault(k, []).append((a, b, e.text))
+            bisect.insort(taken.setdefault(k, []), (a, b))
+            done.setdefault(k, set()).add((a, b, e.text))
             plans[k].edits.append(e)
         plans[spans[0][0]].fixed.append(f)
     return plans, notes
@@ -122,11 +152,12 @@ def plan(findings, sources) -> tuple[dict[str, Plan], list[str]]:
 
 def unified_diff(p: Plan) -> str:
     from .report import display_path
+    from .report.sources import split_lines
     name = display_path(p.path)
     new = p.new_text
     if new == p.original:
         return ""
-    return "".join(difflib.unified_diff(p.original.splitlines(keepends=True), new.splitlines(keepends=True),
+    return "".join(difflib.unified_diff(split_lines(p.original, keepends=True), split_lines(new, keepends=True),
                                         f"a/{name}", f"b/{name}"))
 
 

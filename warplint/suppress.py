@@ -70,6 +70,7 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
     the unused suppressions in `files` and in the files the findings point at)."""
     import os
     by_file: dict[str, list[Suppression]] = {}
+    by_target: dict[str, dict[int, list[Suppression]]] = {}  # file -> target line -> suppressions
     justifications: dict[int, str] = {}
 
     def supps(path: str) -> list[Suppression]:
@@ -77,15 +78,17 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
         if key not in by_file:
             text = sources.text(path)
             by_file[key] = parse(text, path) if text else []
+            by_target[key] = {}
+            for s in by_file[key]:
+                by_target[key].setdefault(s.target, []).append(s)
         return by_file[key]
 
     for f in findings:
         if f.suppressed:
             continue
         slug = _slug(f.rule_id)
-        for s in supps(f.loc.path):
-            if s.target != f.loc.line:
-                continue
+        supps(f.loc.path)
+        for s in by_target[os.path.abspath(f.loc.path)].get(f.loc.line, ()):
             if s.codes is None:
                 s.used.add("*")
             else:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..findings import Edit, Fix
+from ..report.sources import lines_of
 from . import Context, rule
 
 _CUDA_SYNC_NAME = {"__any": "__any_sync", "__all": "__all_sync", "__ballot": "__ballot_sync",
@@ -29,7 +30,7 @@ def _fix(ctx: Context, op, mask: int) -> Fix | None:
     m = f"{mask:#010x}"
     if ins.text in _CUDA_SYNC_NAME:
         loc = ins.loc
-        lines = text.splitlines(keepends=True)
+        lines = lines_of(text)
         if loc.line > len(lines):
             return None
         line = lines[loc.line - 1]
@@ -46,7 +47,7 @@ def _fix(ctx: Context, op, mask: int) -> Fix | None:
         return Fix(f"use {_CUDA_SYNC_NAME[name]} with membermask {m}",
                    [Edit(loc.path, loc.line, loc.col, loc.line, end_col, new)])
     loc = ins.raw_loc or ins.loc
-    lines = text.splitlines(keepends=True)
+    lines = lines_of(text)
     if loc.line > len(lines) or not ins.text:
         return None
     line = lines[loc.line - 1]
