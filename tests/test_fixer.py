@@ -112,8 +112,8 @@ def test_cli_fix_refuses_when_file_changed(project, run_cli, monkeypatch):
     p = project.write("a.ptx", BUGGY_PTX)
     real_plan = warplint.fixer.plan
 
-    def plan_then_edit(findings, sources):
-        result = real_plan(findings, sources)
+    def plan_then_edit(*args):
+        result = real_plan(*args)
         p.write_text(BUGGY_PTX + "// edited meanwhile\n")  # someone saves the file mid-run
         return result
     monkeypatch.setattr(warplint.fixer, "plan", plan_then_edit)

@@ -150,3 +150,113 @@ def test_non_utf8_file_name_sarif_is_valid(non_utf8_name, run_cli, sarif_validat
     from conftest import assert_valid_sarif
     status, out, err = run_cli("--format", "sarif", "u")
     assert_valid_sarif(sarif_validator, json.loads(out))
+
+
+# ---- item 12: worker processes -------------------------------------------------------------
+
+# runs warplint with a worker that hangs on (or dies at) one named file; writes its pid to MARK
+HOOKED = """
+import os, sys, time
+import warplint.engine
+real = warplint.engine.lint_file
+mode, name, mark = sys.argv[1:4]
+
+def hooked(path, options=None):
+    if os.path.basename(path) == name:
+        with open(mark + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(mark + ".tmp", mark)
+        if mode == "die":
+            os._exit(9)
+        while True:
+            time.sleep(1)
+    return real(path, options)
+
+warplint.engine.lint_file = hooked
+from warplint.cli import main
+sys.exit(main(sys.argv[4:]))
+"""
+
+
+def start_hooked(project, mode, name, *argv):
+    for n in ("a.ptx", "b.ptx", "c.ptx", "d.ptx"):
+        project.write(n, BUGGY_PTX)
+    mark = project.root / "worker.pid"
+    proc = subprocess.Popen([PYTHON, "-c", HOOKED, mode, name, str(mark), "--no-cache", *argv],
+                            cwd=project.root, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    return proc, mark
+
+
+def wait_for(mark, proc, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not mark.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the hook never ran"
+        time.sleep(0.05)
+    return int(mark.read_text())
+
+
+def gone(pid: int) -> bool:
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    return False
+
+
+def test_hanging_file_hits_the_time_limit_and_the_others_are_analysed(project):
+    start = time.monotonic()
+    proc, mark = start_hooked(project, "hang", "b.ptx", "--jobs", "2", "--timeout", "2",
+                              "a.ptx", "b.ptx", "c.ptx", "d.ptx")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "b.ptx:1:1: error: not analysed: analysis took longer than the time limit of 2 s (--timeout)" in err
+    assert all(f"{n}:11:5: error:" in out for n in ("a.ptx", "c.ptx", "d.ptx"))
+    assert time.monotonic() - start < 30
+    assert gone(int(mark.read_text()))
+
+
+def test_dead_worker_with_jobs_1_costs_only_its_file(project):
+    proc, mark = start_hooked(project, "die", "a.ptx", "--jobs", "1", "a.ptx", "b.ptx", "c.ptx")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "a.ptx:1:1: error: not analysed: the worker process died (exit status 9)" in err
+    assert "b.ptx:11:5: error:" in out and "c.ptx:11:5: error:" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX signals")
+@pytest.mark.parametrize("whom", ["process group", "main process"])
+def test_ctrl_c_stops_everything_quietly(project, whom):
+    """Ctrl-C (SIGINT to the whole group) with one worker idle and one stuck, or SIGINT to the
+    main process alone: exit 2 at once, no traceback, no worker left behind."""
+    proc, mark = start_hooked(project, "hang", "a.ptx", "--jobs", "2", "--timeout", "0", "a.ptx", "b.ptx")
+    pid = wait_for(mark, proc)
+    time.sleep(1.0)  # b.ptx is done: its worker waits idle
+    if whom == "process group":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2
+    assert "warplint: interrupted" in err
+    assert "Traceback" not in err
+    assert gone(pid)
+
+
+def test_no_worker_processes_runs_serially(project, run_cli, monkeypatch):
+    import warplint.workers
+
+    def no_processes(*a, **k):
+        raise OSError(11, "Resource temporarily unavailable")
+    monkeypatch.setattr(warplint.workers, "_Worker", no_processes)
+    project.write("a.ptx", BUGGY_PTX)
+    project.write("b.ptx", BUGGY_PTX)
+    status, out, err = run_cli("--jobs", "2", "a.ptx", "b.ptx")
+    assert status == 1 and "a.ptx:11:5:" in out and "b.ptx:11:5:" in out

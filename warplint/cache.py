@@ -1,25 +1,39 @@
 """Content-hash cache of per-file results, so unchanged files are not analysed again.
 
 Entries live in the user cache directory (`$WARPLINT_CACHE_DIR`, else
-`$XDG_CACHE_HOME/warplint`, else `~/.cache/warplint`), one JSON file per key; the key
-hashes the warplint version, the options that change results, the path and the file's
-bytes.  Deleting the directory is always safe.  Entries are written atomically.
+`$XDG_CACHE_HOME/warplint`, else `~/.cache/warplint`), one JSON file per key; the key hashes
+the warplint code, the options that change results and the file's bytes, never its path.
+Results are stored without the linted file's path (its locations say `null`) and are attached
+to the path being linted when loaded, so a hit is the same whichever way the file is named.
+
+A result may depend on other files: the headers the CUDA preprocessor looked for or read and
+the `.loc` sources of a PTX file.  The front ends report each of them while they run
+(`note_probe`, `note_read`); the entry records what each one was (its content digest, or
+what stood at the path), and a later lookup is a hit only when every one of them is still
+the same, from the same working directory for the same file (the paths they were looked for
+at depend on both).
+
+An entry is data, not trusted input: anything malformed is a miss.  Deleting the directory is
+always safe.  Entries are written atomically.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from . import __version__
-from .findings import Edit, Finding, Fix, Step
+from .findings import SEVERITIES, Edit, Finding, Fix, Step
 from .ir import Diagnostic, Loc
 
 _OPTION_FIELDS = ("targets", "select", "ignore", "report_possible", "possible_severity", "defines",
                   "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations")
+FORMAT = 2  # of the entries; bump when it changes
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+MAX_DEP_BYTES = 64 * 1024 * 1024
 
 
 def cache_dir() -> Path:
@@ -48,49 +62,193 @@ def _code_fingerprint() -> str:
     return _CODE
 
 
-def key(path: str, data: bytes, options) -> str:
+def key(data: bytes, options) -> str:
+    """The key of a file's results: its bytes and the options, not its path."""
     h = hashlib.sha256()
     h.update(_code_fingerprint().encode())
     opts = {f: getattr(options, f, None) for f in _OPTION_FIELDS}
-    h.update(json.dumps([__version__, os.path.abspath(path), opts], sort_keys=True, default=str).encode())
+    opts["include_paths"] = [os.path.abspath(p) for p in opts["include_paths"] or []]
+    h.update(json.dumps([FORMAT, __version__, opts], sort_keys=True, default=str).encode())
     h.update(b"\0")
     h.update(data)
     return h.hexdigest()
 
 
-def _loc(d):
-    return Loc(**d) if d else None
+# -- the files a result depends on --------------------------------------------------------------
+
+_deps: dict[str, str] | None = None  # path as looked for -> what was there; None: not recording
 
 
-def _finding(d) -> Finding:
-    fix = d.get("fix")
-    return Finding(d["rule_id"], d["severity"], d["message"], _loc(d["loc"]), d["certainty"], d["details"],
-                   [Step(_loc(s["loc"]), s["message"]) for s in d["flow"]],
-                   [Step(_loc(s["loc"]), s["message"]) for s in d["related"]],
-                   Fix(fix["description"], [Edit(**e) for e in fix["edits"]]) if fix else None,
-                   tuple(d["targets"]), d["function"], d["suppressed"])
+def start_recording() -> None:
+    global _deps
+    _deps = {}
 
 
-def load(k: str):
-    """(findings, diagnostics) for a key, or None."""
+def stop_recording() -> dict[str, str]:
+    global _deps
+    deps, _deps = _deps or {}, None
+    return deps
+
+
+def observe(path: str) -> str:
+    """What stands at `path`: 'absent', or its real path, kind, size and mtime."""
     try:
-        with open(cache_dir() / f"{k}.json", encoding="utf-8") as f:
-            data = json.load(f)
-        return ([_finding(x) for x in data["findings"]],
-                [Diagnostic(_loc(x["loc"]), x["severity"], x["message"]) for x in data["diagnostics"]])
-    except (OSError, ValueError, KeyError, TypeError):
+        st = os.stat(path)
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return "absent" if not os.path.lexists(path) else "dangling"
+    return f"{stat.S_IFMT(st.st_mode):o}:{st.st_size}:{st.st_mtime_ns}:{real}"
+
+
+def _content(path: str, data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")
+                                      + b"\0" + data).hexdigest()
+
+
+def note_probe(path: str) -> None:
+    """A front end looks at `path` (an include candidate, a `.loc` source) without reading it."""
+    if _deps is not None and path not in _deps:
+        _deps[path] = observe(path)
+
+
+def note_read(path: str, data: bytes) -> None:
+    """A front end read `data` from `path`."""
+    if _deps is not None:
+        _deps[path] = _content(path, data)
+
+
+def _still(path: str, state: str) -> bool:
+    if not state.startswith("sha256:"):
+        return observe(path) == state
+    from .inputs import InputFileError, read_regular
+    try:
+        return _content(path, read_regular(path, MAX_DEP_BYTES)) == state
+    except (InputFileError, OSError, ValueError):
+        return False
+
+
+def _where(path: str) -> list:
+    """Where a result that depends on other files holds: the working directory and the file."""
+    return [os.getcwd(), os.path.abspath(path)]
+
+
+# -- entries: results without the linted file's path ----------------------------------------
+
+class _Bad(Exception):
+    """A malformed cache entry."""
+
+
+def _enc_loc(loc, path: str):
+    if loc is None:
         return None
+    return [None if loc.path == path else loc.path, loc.line, loc.col, loc.end_line, loc.end_col]
 
 
-def store(k: str, findings, diagnostics) -> None:
+def _enc_finding(f: Finding, path: str) -> dict:
+    def step(s):
+        return [_enc_loc(s.loc, path), s.message]
+    return {"rule_id": f.rule_id, "severity": f.severity, "message": f.message, "loc": _enc_loc(f.loc, path),
+            "certainty": f.certainty, "details": list(f.details), "flow": [step(s) for s in f.flow],
+            "related": [step(s) for s in f.related], "targets": list(f.targets), "function": f.function,
+            "suppressed": f.suppressed,
+            "fix": None if f.fix is None else [f.fix.description, [
+                [None if e.path == path else e.path, e.line, e.col, e.end_line, e.end_col, e.text]
+                for e in f.fix.edits]]}
+
+
+def _of(x, t):
+    if not isinstance(x, t) or isinstance(x, bool) and t is not bool:
+        raise _Bad(f"expected {t}")
+    return x
+
+
+def _int(x, optional=False):
+    if x is None and optional:
+        return None
+    if _of(x, int) < 0 or x > 1 << 40:
+        raise _Bad("position out of range")
+    return x
+
+
+def _strs(x) -> list[str]:
+    return [_of(s, str) for s in _of(x, list)]
+
+
+def _dec_path(p, path: str) -> str:
+    return path if p is None else _of(p, str)
+
+
+def _dec_loc(x, path: str) -> Loc:
+    p, line, col, end_line, end_col = _of(x, list)
+    return Loc(_dec_path(p, path), _int(line), _int(col), _int(end_line, True), _int(end_col, True))
+
+
+def _dec_finding(d, path: str) -> Finding:
+    _of(d, dict)
+
+    def steps(xs):
+        return [Step(_dec_loc(loc, path), _of(msg, str)) for loc, msg in _of(xs, list)]
+    fix = d["fix"]
+    if fix is not None:
+        desc, edits = _of(fix, list)
+        fix = Fix(_of(desc, str), [Edit(_dec_path(p, path), _int(a), _int(b), _int(c), _int(e), _of(t, str))
+                                   for p, a, b, c, e, t in _of(edits, list)])
+    severity = _of(d["severity"], str)
+    if severity not in SEVERITIES:
+        raise _Bad("unknown severity")
+    return Finding(_of(d["rule_id"], str), severity, _of(d["message"], str), _dec_loc(d["loc"], path),
+                   _of(d["certainty"], str), _strs(d["details"]), steps(d["flow"]), steps(d["related"]),
+                   fix, tuple(_strs(d["targets"])), _of(d["function"], str), _of(d["suppressed"], bool))
+
+
+def _dec_diagnostic(x, path: str) -> Diagnostic:
+    loc, severity, message = _of(x, list)
+    if severity not in ("error", "note", "warning"):
+        raise _Bad("unknown severity")
+    return Diagnostic(_dec_loc(loc, path), severity, _of(message, str))
+
+
+def _entry_path(k: str) -> Path:
+    if len(k) != 64 or any(c not in "0123456789abcdef" for c in k):
+        raise ValueError("not a cache key")
+    return cache_dir() / f"{k}.json"
+
+
+def load(k: str, path: str):
+    """(findings, diagnostics) of `path` for a key, or None (no entry, a stale or malformed one)."""
+    from .inputs import InputFileError, read_regular
+    try:
+        data = json.loads(read_regular(str(_entry_path(k)), MAX_ENTRY_BYTES))
+        _of(data, dict)
+        if data.get("format") != FORMAT:
+            return None
+        deps = _of(data["deps"], dict)
+        if deps and data["where"] != _where(path):
+            return None
+        if not all(_still(_of(p, str), _of(s, str)) for p, s in deps.items()):
+            return None
+        return ([_dec_finding(x, path) for x in _of(data["findings"], list)],
+                [_dec_diagnostic(x, path) for x in _of(data["diagnostics"], list)])
+    except (InputFileError, _Bad, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+        return None  # a cache entry is data: whatever is wrong with it, it is a miss
+
+
+def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> None:
+    """Store the results of `path` (which depend on `deps`, from `stop_recording`)."""
     d = cache_dir()
     try:
+        payload = json.dumps({
+            "format": FORMAT, "deps": deps, "where": _where(path) if deps else None,
+            "findings": [_enc_finding(f, path) for f in findings],
+            "diagnostics": [[_enc_loc(x.loc, path), x.severity, x.message] for x in diagnostics]})
         d.mkdir(parents=True, exist_ok=True)
-        payload = json.dumps({"findings": [dataclasses.asdict(f) for f in findings],
-                              "diagnostics": [dataclasses.asdict(x) for x in diagnostics]})
         fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(payload)
-        os.replace(tmp, d / f"{k}.json")
-    except OSError:
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(payload)
+            os.replace(tmp, _entry_path(k))
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except (OSError, ValueError):
         pass  # a cache that cannot be written is only slower

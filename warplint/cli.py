@@ -15,6 +15,7 @@ import sys
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = ("note", "warning", "error")
+DEFAULT_TIMEOUT = 120.0  # seconds per file in a worker process
 
 
 def _parser():
@@ -68,6 +69,9 @@ def _parser():
     run.add_argument("--config", metavar="FILE", help="configuration file (default: nearest warplint.toml "
                                                       "or pyproject.toml with [tool.warplint])")
     run.add_argument("--jobs", "-j", type=int, metavar="N", help="parallel processes (default: all cores)")
+    run.add_argument("--timeout", type=float, metavar="SECONDS", default=DEFAULT_TIMEOUT,
+                     help=f"time limit per file when several files are linted (default: {DEFAULT_TIMEOUT:g}; "
+                          "0: none); a file past it gets an error, the others are analysed as usual")
     run.add_argument("--no-gitignore", action="store_true", help="lint files that .gitignore excludes")
     run.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave the tree")
     run.add_argument("--no-cache", action="store_true", help="do not reuse results of unchanged files")
@@ -167,38 +171,43 @@ def _lint_one(path: str, options, show_masks: bool = False):
     return r, masks
 
 
-def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False):
-    """[(FileResult, masks)] in the order of `files`; a process pool only for several files."""
-    jobs = max(1, min(jobs, len(files)))
-    if jobs == 1:
+def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False, timeout: float | None = None):
+    """[(FileResult, masks)] in the order of `files`.  One file runs in this process; several run
+    in worker processes (one file at a time each), where a file that kills its worker or runs
+    past `timeout` seconds gets a diagnostic and the others are analysed as usual."""
+    if len(files) <= 1:
         return [_lint_one(f, options, show_masks) for f in files]
-    # the first file runs here: it loads the front ends and analyses once, and forked workers
-    # inherit them instead of importing them again each
-    first = [_lint_one(files[0], options, show_masks)]
-    rest = files[1:]
-    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    from .workers import Lost, run_all
+    _load_analyses(files)
     try:
-        ex = ProcessPoolExecutor(max_workers=min(jobs, len(rest)))
-    except (OSError, ImportError, NotImplementedError):  # no multiprocessing here: run serially
-        return first + [_lint_one(f, options, show_masks) for f in rest]
-    out = []
-    with ex:
+        results = run_all(files, partial(_lint_one, options=options, show_masks=show_masks),
+                          max(1, min(jobs, len(files))), timeout)
+    except OSError:  # cannot start worker processes here: run serially, without a time limit
+        return [_lint_one(f, options, show_masks) for f in files]
+    return [_not_analysed(path, r.reason) if isinstance(r, Lost) else r for path, r in zip(files, results)]
+
+
+def _load_analyses(files: list[str]) -> None:
+    """Import what the files need before the workers fork, so that each need not."""
+    import importlib
+    names = ["warplint.engine", "warplint.checks", "warplint.analysis"]
+    if any(f.endswith(".ptx") for f in files):
+        names.append("warplint.frontends.ptx")
+    if any(f.endswith((".cu", ".cuh")) for f in files):
+        names.append("warplint.frontends.cuda")
+    for name in names:
         try:
-            futures = [ex.submit(_lint_one, f, options, show_masks) for f in rest]
-        except (OSError, RuntimeError):  # cannot start worker processes: run serially
-            ex.shutdown(wait=False, cancel_futures=True)
-            return first + [_lint_one(f, options, show_masks) for f in rest]
-        for path, fut in zip(rest, futures):
-            try:
-                out.append(fut.result())
-            except Exception as e:  # the worker died (killed, out of memory, crashed interpreter)
-                from .engine import FileResult
-                from .ir import Diagnostic, Loc
-                out.append((FileResult(path, diagnostics=[Diagnostic(
-                    Loc(path, 1, 1), "error", "not analysed: a worker process died while analysing this or "
-                                              f"another file ({type(e).__name__}); run with --jobs 1 to see which")]),
-                            None))
-    return first + out
+            importlib.import_module(name)
+        except Exception:  # the worker reports it for the file that needs it
+            pass
+
+
+def _not_analysed(path: str, reason: str):
+    from .engine import FileResult
+    from .ir import Diagnostic, Loc
+    return FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"not analysed: {reason}")]), None
 
 
 def _build_options(args, cfg):
@@ -258,6 +267,8 @@ def _run(argv: list[str]) -> int:
         raise UsageError("no paths given (try: warplint .)")
     if args.jobs is not None and args.jobs < 0:
         raise UsageError("--jobs must be a positive number")
+    if not args.timeout >= 0:  # also NaN
+        raise UsageError("--timeout must be a number of seconds (0: no limit)")
     if args.show_masks:
         try:
             from .analysis.show import format_masks  # noqa: F401
@@ -268,7 +279,8 @@ def _run(argv: list[str]) -> int:
     cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.paths[0])
     options = _build_options(args, cfg)
     fail_on = args.fail_on or cfg.fail_on or "warning"
-    jobs = args.jobs or cfg.jobs or os.cpu_count() or 1
+    from .workers import available_cpus
+    jobs = args.jobs or cfg.jobs or available_cpus()
 
     from .ir import Diagnostic, Loc
     from .walk import collect
@@ -281,7 +293,8 @@ def _run(argv: list[str]) -> int:
         from .baseline import load as load_baseline
         baseline_keys = load_baseline(args.baseline)
 
-    results = lint_paths(files, options, jobs, args.show_masks)
+    timeout = args.timeout if 0 < args.timeout < float("inf") else None
+    results = lint_paths(files, options, jobs, args.show_masks, timeout)
 
     from .report import Report, display_path, render
     from .report.fingerprint import fingerprints
@@ -371,7 +384,8 @@ def _per_path_ignores(findings, cfg):
 def _fixes(report, sources, *, write: bool) -> int:
     from .fixer import FixError, plan, unified_diff, write_plan
     candidates = [f for f in report.findings if not report.hidden(f) and f.fix is not None]
-    plans, notes = plan(candidates, sources)
+    linted = {os.path.abspath(p) for p in report.files}  # a fix never edits any other file
+    plans, notes = plan(candidates, sources, linted)
     report.tool_notes.extend(notes)
     status = EXIT_OK
     fixed_ids: set[int] = set()

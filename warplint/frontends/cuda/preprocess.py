@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ...cache import note_probe, note_read
 from ...errors import InputError
 from ...ir import Loc
 from .lexer import Tok, tokenize
@@ -165,13 +166,16 @@ class Preprocessor:
         cands = [os.path.join(os.path.dirname(path) or ".", name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
         for c in cands:
+            note_probe(c)  # the result cache keys on what stood at every candidate
             if os.path.isfile(c):
                 ab = os.path.abspath(c)
                 if ab in self.once:
                     return
                 try:
-                    with open(c, encoding="utf-8", errors="replace") as f:
-                        text = f.read()
+                    with open(c, "rb") as f:
+                        data = f.read()
+                    note_read(c, data)
+                    text = data.decode("utf-8", errors="replace")
                 except OSError:
                     continue
                 shown = os.path.relpath(c) if not os.path.isabs(path) else ab
