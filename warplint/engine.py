@@ -13,6 +13,7 @@ from .targets import Target
 PTX_SUFFIXES = (".ptx",)
 CUDA_SUFFIXES = (".cu", ".cuh")
 MAX_BYTES = 64 * 1024 * 1024
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 
 
 @dataclass
@@ -52,21 +53,39 @@ def parse_text(text: str, path: str, options: Options) -> Module:
     return module
 
 
+def linted_tree(path: str) -> str:
+    """The directory tree a linted file may draw on (local includes, PTX `.loc` sources): the
+    repository holding it (nearest `.git` above it), else the file's own directory.  `-I`
+    directories are added by the CUDA front end; nothing else is read or pointed at."""
+    from .walk import repo_root
+    return repo_root(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
+
+
+def within(path: str, roots) -> bool:
+    """Does `path`, links resolved, lie in one of the directories `roots` and outside the pseudo
+    file systems (whose "regular" files are not source)?"""
+    real = os.path.realpath(path)
+
+    def inside(root: str) -> bool:
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+    return not any(inside(p) for p in PSEUDO_FILESYSTEMS) and any(inside(os.path.realpath(r)) for r in roots)
+
+
 def _unmapped_missing_sources(module: Module) -> None:
-    """A `.loc` naming a source file that is not on this machine (PTX built elsewhere) is of
-    no use to an editor or code scanning: report those instructions at their PTX line."""
-    from . import cache
-    exists: dict[str, bool] = {}
+    """A `.loc` naming a source file that is not a regular file in the linted tree (PTX built
+    elsewhere, or pointing outside the tree) must not send reports, suppressions or `--fix`
+    there: those instructions are reported at their PTX line."""
+    tree = linted_tree(module.path)
+    usable: dict[str, bool] = {}
     for fn in module.functions:
         for item in fn.body:
             raw = getattr(item, "raw_loc", None)
             if raw is None or item.loc is None or item.loc.path == module.path:
                 continue
             path = item.loc.path
-            if path not in exists:
-                cache.note_probe(path)  # the result cache keys on what stands there
-                exists[path] = os.path.exists(path)
-            if not exists[path]:
+            if path not in usable:
+                usable[path] = within(path, [tree]) and os.path.isfile(path)
+            if not usable[path]:
                 item.loc, item.raw_loc = raw, None
 
 
@@ -117,17 +136,15 @@ def lint_file(path: str, options: Options | None = None) -> FileResult:
         text = read_source(path)
     except InputError as e:
         return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
-    if not options.use_cache or options.via_nvcc:  # nvcc reads what it likes: never cached
-        return lint_text(text, path, options)
-    from . import cache
-    k = cache.key(text.encode("utf-8"), options)
-    hit = cache.load(k, path)
-    if hit is not None:
-        return FileResult(path, hit[0], hit[1], text)
-    cache.start_recording()  # the front ends note every other file they look at
-    try:
-        result = lint_text(text, path, options)
-    finally:
-        deps = cache.stop_recording()
-    cache.store(k, path, result.findings, result.diagnostics, deps)
+    # a .cu with local includes depends on other files: not cached
+    cacheable = options.use_cache and not options.via_nvcc and '#include "' not in text
+    if cacheable:
+        from . import cache
+        k = cache.key(path, text.encode("utf-8"), options)
+        hit = cache.load(k)
+        if hit is not None:
+            return FileResult(path, hit[0], hit[1], text)
+    result = lint_text(text, path, options)
+    if cacheable:
+        cache.store(k, result.findings, result.diagnostics)
     return result

@@ -21,16 +21,18 @@ def called_functions(module) -> set[str]:
     return out
 
 
-def inline_calls(fn: Function, module) -> Function:
+def inline_calls(fn: Function, module, inlined: set[str] | None = None) -> Function:
+    """`fn` with its calls inlined; the names of the functions inlined are added to `inlined`."""
     table = {f.name: f for f in module.functions if f.body}
     if not any(isinstance(i, Instr) and i.op == "call" for i in fn.body):
         return fn
     counter = [0]
-    body = _expand(fn.body, table, module.language, counter, depth=0, stack=(fn.name,))
+    body = _expand(fn.body, table, module.language, counter, depth=0, stack=(fn.name,),
+                   inlined=set() if inlined is None else inlined)
     return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, body, fn.loc, fn.display_name)
 
 
-def _expand(body, table, language, counter, depth, stack):
+def _expand(body, table, language, counter, depth, stack, inlined):
     out = []
     for item in body:
         if (isinstance(item, Instr) and item.op == "call" and item.srcs and isinstance(item.srcs[0], Sym)
@@ -38,8 +40,9 @@ def _expand(body, table, language, counter, depth, stack):
                 and depth < MAX_DEPTH and len(out) + len(body) < MAX_SIZE):
             callee = table[item.srcs[0].name]
             counter[0] += 1
+            inlined.add(callee.name)
             inner = _instantiate(item, callee, language, counter[0])
-            out.extend(_expand(inner, table, language, counter, depth + 1, stack + (callee.name,)))
+            out.extend(_expand(inner, table, language, counter, depth + 1, stack + (callee.name,), inlined))
         else:
             out.append(item)
     return out

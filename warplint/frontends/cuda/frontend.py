@@ -1,8 +1,13 @@
 """CUDA-C -> warp IR driver: preprocess, rewrite C++ to C, parse top-level items one by one
-with pycparser, lower each function."""
+with pycparser, lower each function.
+
+An item that does not parse is skipped with a note; when it swallowed the declarations after
+it (a missing `;`), parsing resumes at the next top-level declaration.  Notes quote only text
+written in the linted file itself, and briefly."""
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
@@ -13,6 +18,8 @@ from .rewrite import Rewriter
 _ERR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
 MAX_NESTING = 200
 MAX_RETRIES = 12
+MAX_RESYNC_TRIES = 8  # declaration starts tried per item that does not parse
+MAX_QUOTE = 40  # characters of source a note may quote
 
 
 def arch_of(target: str | None) -> int:
@@ -226,6 +233,7 @@ def _nesting_ok(toks) -> Tok | None:
 
 
 def parse_cuda(text: str, path: str, options) -> Module:
+    from ...engine import linted_tree
     target = options.targets[0] if options.targets else None
     module = Module(path, "cuda", target=target, text=text)
     if not text.strip():
@@ -235,7 +243,11 @@ def parse_cuda(text: str, path: str, options) -> Module:
                "CUDA_VERSION": "13000", "__CUDACC_VER_MAJOR__": "13", "__CUDACC_VER_MINOR__": "0",
                "__CUDACC_VER_BUILD__": "0", "__cplusplus": "201703L", "__CUDA_ARCH_LIST__": str(arch)}
     defines.update(options.defines or {})
-    toks, pp = preprocess(text, path, defines, list(options.include_paths or []))
+    toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path))
+    notes = _Notes(module, Quoter(path, text))
+    _bare_cr_note(text, path, notes)
+    for tok, msg in pp.notes:
+        notes.add(tok, msg)
     rw = Rewriter()
     toks = rw.run(toks)
     deep = _nesting_ok(toks)
@@ -244,23 +256,136 @@ def parse_cuda(text: str, path: str, options) -> Module:
     from .lower import Lowerer
     parser = _Parser()
     lowerer = Lowerer(module, path, rw)
-    for chunk in split_chunks(toks):
-        ast, err = _parse_chunk(parser, chunk, rw)
+    chunks = deque(split_chunks(toks))
+    while chunks:
+        chunk = chunks.popleft()
+        known = set(rw.typedefs)
+        ast, err = _parse_chunk(parser, chunk, rw, notes.quote)
         if ast is None:
-            if chunk.is_func and chunk.name_tok is not None and _is_device_chunk(chunk) \
-                    and chunk.name_tok.path == path:
-                nt = chunk.name_tok
-                module.diagnostics.append(Diagnostic(Loc(nt.path, nt.line, nt.col), "note",
-                                                     f"function '{nt.text}' not analysed: {err}"))
-            elif not chunk.is_func:
-                for nt in _member_functions(chunk, path):
-                    module.diagnostics.append(Diagnostic(
-                        Loc(nt.path, nt.line, nt.col), "note",
-                        f"function '{nt.text}' not analysed: member functions of classes are not supported"))
+            tail = _resynchronise(parser, chunk, rw, notes.quote)
+            if tail:
+                here, there = chunk.toks[0], tail[0].toks[0]
+                resume = f"line {there.line}" if there.path == here.path else f"{there.path}:{there.line}"
+                notes.add(here, f"code from here up to {resume} not analysed (analysis resumes there): {err}")
+                chunks.extendleft(reversed(tail))
+            else:
+                _not_analysed(chunk, err, path, pp, notes)
             continue
+        if pp.missing_includes:
+            _undeclared_qualifier(chunk, rw.typedefs - known, path, pp, notes)
         lowerer.top(ast, chunk.toks, parser.offset)
     lowerer.finish()
     return module
+
+
+class Quoter:
+    """Source text a note may quote: a token written exactly there in the linted file (not one
+    from an include or a macro body), of at most MAX_QUOTE characters."""
+
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.lines = text.split("\n")
+
+    def __call__(self, tok: Tok) -> str:
+        """`'x' at line N`, or just where when the token may not be quoted."""
+        where = f"line {tok.line}" if tok.path == self.path else f"{tok.path}:{tok.line}"
+        if tok.path != self.path or len(tok.text) > MAX_QUOTE or not 0 < tok.line <= len(self.lines):
+            return where
+        line = self.lines[tok.line - 1]
+        if line[tok.col - 1:tok.col - 1 + len(tok.text)] != tok.text:
+            return where
+        return f"'{tok.text}' at {where}"
+
+
+class _Notes:
+    """Notes for the module, once per place and message."""
+
+    def __init__(self, module, quote: Quoter):
+        self.module = module
+        self.quote = quote
+        self.seen: set[tuple] = set()
+
+    def add(self, tok: Tok, msg: str) -> None:
+        key = (tok.path, tok.line, tok.col, msg)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.module.diagnostics.append(Diagnostic(Loc(tok.path, tok.line, tok.col), "note", msg))
+
+
+def _brief(name: str) -> str:
+    return name if len(name) <= MAX_QUOTE else name[:MAX_QUOTE] + "..."
+
+
+def _bare_cr_note(text: str, path: str, notes: _Notes) -> None:
+    m = re.search(r"\r(?!\n)", text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        notes.add(Tok("nl", "\r", path, line, col), "line break by a bare CR (\\r): lines are counted at "
+                  "\\n only, so the locations after it stay on this line")
+
+
+def _not_analysed(chunk, err, path, pp, notes) -> None:
+    """Notes for an item that did not parse: a device function of the linted file, member
+    functions, or any function when a local #include was not read (its qualifier may be a macro
+    from there)."""
+    nt = chunk.name_tok
+    if chunk.is_func and nt is not None and nt.path == path:
+        if _is_device_chunk(chunk):
+            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}")
+        elif pp.missing_includes:
+            inc = pp.missing_includes[0][0]
+            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}; the #include at line {inc.line} "
+                      "was not read (does it define a qualifier or type used here?)" if inc.path == path else
+                      f"function '{_brief(nt.text)}' not analysed: {err}; an #include was not read")
+    elif not chunk.is_func:
+        for nt in _member_functions(chunk, path):
+            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: member functions of classes are not supported")
+
+
+def _undeclared_qualifier(chunk, guessed: set[str], path, pp, notes) -> None:
+    """A function of the linted file declared with a name nothing declares, while an #include
+    was not read: `KERNEL void k()` is host code to us, though KERNEL may be `__global__`."""
+    nt = chunk.name_tok
+    if not chunk.is_func or nt is None or nt.path != path or _is_device_chunk(chunk):
+        return
+    for t in chunk.toks:
+        if t is nt:
+            return
+        if t.text in guessed:
+            inc = pp.missing_includes[0][0]
+            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: taken for host code, as {notes.quote(t)} "
+                      "is declared nowhere (" + (f"the #include at line {inc.line} was not read)"
+                                                 if inc.path == path else "an #include was not read)"))
+            return
+
+
+def _resynchronise(parser, chunk, rw, quote) -> list[Chunk] | None:
+    """The items after the first top-level declaration start inside `chunk` from which the
+    next item parses (a missing `;` before it glued them to what precedes), or None."""
+    for cut in _declaration_starts(chunk.toks)[:MAX_RESYNC_TRIES]:
+        tail = split_chunks(chunk.toks[cut:])
+        saved = set(rw.typedefs)
+        if _parse_chunk(parser, tail[0], rw, quote)[0] is not None:
+            return tail
+        rw.typedefs.clear()
+        rw.typedefs.update(saved)
+    return None
+
+
+def _declaration_starts(toks) -> list[int]:
+    """Indices (after the first) of identifiers at column 1 of a new line, outside brackets."""
+    out = []
+    depth = 0
+    for i, t in enumerate(toks):
+        if i and depth == 0 and t.col == 1 and t.kind == "id" and (
+                toks[i - 1].line != t.line or toks[i - 1].path != t.path):
+            out.append(i)
+        if t.text in ("(", "[", "{"):
+            depth += 1
+        elif t.text in (")", "]", "}"):
+            depth -= 1
+    return out
 
 
 def _member_functions(chunk, path):
@@ -291,7 +416,7 @@ def _is_device_chunk(chunk) -> bool:
     return False
 
 
-def _parse_chunk(parser, chunk, rw):
+def _parse_chunk(parser, chunk, rw, quote):
     from pycparser.c_parser import ParseError
     toks = chunk.toks
     tried = set()
@@ -300,8 +425,7 @@ def _parse_chunk(parser, chunk, rw):
         try:
             return parser.parse(toks, rw.typedefs), None
         except _LexError as e:
-            t = toks[e.index]
-            return None, f"cannot parse '{t.text}' at line {t.line} (not C/CUDA)"
+            return None, f"cannot parse {quote(toks[e.index])} (not C/CUDA)"
         except ParseError as e:
             m = _ERR.search(str(e))
             if m:
@@ -314,7 +438,7 @@ def _parse_chunk(parser, chunk, rw):
             if not 0 <= idx < len(toks):
                 return None, "cannot parse (unexpected end)"
             tok = toks[idx]
-            err = _explain(tok)
+            err = f"cannot parse {quote(tok)} (unsupported C++ or syntax error)"
             # an unknown type name right before the error position?
             fixed = False
             for j in (idx - 1, idx):
@@ -339,7 +463,3 @@ _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "d
               "continue", "goto", "sizeof", "struct", "union", "enum", "typedef", "_Alignas", "static",
               "extern", "const", "volatile", "int", "float", "double", "char", "void", "long", "short",
               "unsigned", "signed"}
-
-
-def _explain(tok) -> str:
-    return f"cannot parse '{tok.text}' at line {tok.line} (unsupported C++ or syntax error)"

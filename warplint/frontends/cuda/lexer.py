@@ -4,10 +4,11 @@ from __future__ import annotations
 import re
 
 _TOKEN = re.compile(r"""
- (?P<ws>[ \t\r\f\v]+|\\\r?\n)
-|(?P<nl>\n)
-|(?P<lc>//(?:[^\n\\]|\\\r?\n|\\)*)
-|(?P<bc>/\*.*?(?:\*/|\Z))
+ (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
+|(?P<nl>\n|\r)
+|(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
+|(?P<bc>/\*.*?\*/)
+|(?P<open>/\*)
 |(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
 |(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
 |(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
@@ -40,30 +41,36 @@ class Tok:
 
 
 def tokenize(text: str, path: str) -> list[Tok]:
-    """All tokens including `nl` tokens (not for escaped newlines); comments dropped."""
+    """All tokens including `nl` tokens (not for escaped newlines); comments dropped.
+
+    Lines are counted at `\n` only (the one line model of the reports and the fixer); a bare
+    `\r` still ends a `//` comment and a directive, as it does for a compiler.  A leading
+    byte order mark is skipped (it counts as column 1).  An unterminated `/*` comments out the
+    rest of the text and becomes the last token, of kind `open`."""
     out: list[Tok] = []
     line = 1
     line_start = 0
     bol = True
     append = out.append
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(text, 1 if text.startswith("\ufeff") else 0):
         kind = m.lastgroup
         s = m.start()
         if kind == "nl":
-            append(Tok("nl", "\n", path, line, s - line_start + 1))
-            line += 1
-            line_start = m.end()
+            append(Tok("nl", m.group(), path, line, s - line_start + 1))
+            if m.group() == "\n":
+                line += 1
+                line_start = m.end()
             bol = True
             continue
         val = m.group()
         if kind in ("ws", "lc", "bc"):
             n = val.count("\n")
             if n:
-                if kind == "bc" and not bol:
-                    pass
                 line += n
                 line_start = s + val.rfind("\n") + 1
             continue
         append(Tok(kind, val, path, line, s - line_start + 1, frozenset(), bol))
+        if kind == "open":
+            break
         bol = False
     return out

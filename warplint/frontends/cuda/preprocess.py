@@ -2,19 +2,27 @@
 
 Expanded macro bodies take the location of the macro name at the invocation; arguments keep
 their own.  `#include <...>` is not expanded (warplint knows the CUDA intrinsics); local
-`#include "..."` is followed relative to the including file, then the include paths.
+`#include "..."` is followed relative to the including file, then the include paths, but only
+to regular files inside the linted tree (`engine.linted_tree`) or an `-I` directory, and at
+most MAX_INCLUDE_BYTES in all: anything else is not read, with a note at the `#include`.
 """
 from __future__ import annotations
 
 import os
 
-from ...cache import note_probe, note_read
+from ...engine import within
 from ...errors import InputError
+from ...inputs import InputFileError, read_regular
 from ...ir import Loc
 from .lexer import Tok, tokenize
 
 MAX_INCLUDE_DEPTH = 24
 MAX_EXPANSION = 2_000_000
+MAX_INCLUDE_BYTES = 8 * 1024 * 1024  # all the files one file includes, together
+# quoted toolkit headers are <system> headers: not looked for, no note when absent
+TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+                   "device_functions.h", "cooperative_groups.h", "cuda_fp16.h", "cuda_bf16.h",
+                   "vector_types.h", "math_constants.h", "helper_cuda.h"}
 
 
 class _Macro:
@@ -49,12 +57,16 @@ def _lines(toks):
 
 
 class Preprocessor:
-    def __init__(self, defines: dict[str, str], include_paths: list[str], main_path: str):
+    def __init__(self, defines: dict[str, str], include_paths: list[str], main_path: str,
+                 tree: str | None = None):
         self.macros: dict[str, _Macro] = {}
         self.include_paths = list(include_paths)
         self.main_path = main_path
         self.budget = MAX_EXPANSION
+        self.include_bytes_left = MAX_INCLUDE_BYTES
+        self.readable_roots = [tree or os.path.dirname(main_path) or "."] + self.include_paths
         self.missing_includes: list[tuple[Tok, str]] = []
+        self.notes: list[tuple[Tok, str]] = []  # (where, message): parts not analysed as written
         self.once: set[str] = set()
         for k, v in defines.items():
             self.define_text(k, v)
@@ -76,6 +88,8 @@ class Preprocessor:
 
     def _file(self, text, path, depth, out):
         toks = tokenize(text, path)
+        if toks and toks[-1].kind == "open":
+            self.notes.append((toks.pop(), "unterminated comment: the rest of the file is not analysed"))
         stack: list[list[bool]] = []  # [active, taken_any, parent_active]
         active = True
         pending: list[Tok] = []
@@ -144,16 +158,22 @@ class Preprocessor:
                     self.macros.pop(rest[0].text, None)
             elif d == "include":
                 flush()
-                self.include(rest, ln[1], path, depth, out)
+                self.include(rest, first, path, depth, out)
             elif d == "pragma":
                 if rest and rest[0].text == "once":
                     self.once.add(os.path.abspath(path))
             elif d == "error":
-                pass  # reported by nvcc; we keep analysing what we can
+                self.notes.append((ln[0], self.error_note(ln[0], rest)))
             # #line, #warning, #ident and unknown directives are ignored
         flush()
         if stack:
             raise PPError(toks[-1] if toks else Tok("nl", "", path, 1, 1), "unterminated #if")
+
+    def error_note(self, at: Tok, rest: list[Tok]) -> str:
+        """An `#error` that is compiled: nvcc stops there; we analyse the rest anyway."""
+        msg = " ".join(t.text for t in rest)
+        said = f" ({msg[:60]}{'...' if len(msg) > 60 else ''})" if msg and at.path == self.main_path else ""
+        return f"#error in code that is compiled{said}: nvcc would stop here; analysing the rest anyway"
 
     def include(self, rest, dtok, path, depth, out):
         if rest and rest[0].kind == "id":
@@ -163,25 +183,44 @@ class Preprocessor:
         name = rest[0].text[1:-1]
         if depth >= MAX_INCLUDE_DEPTH:
             raise PPError(dtok, f"#include nested deeper than {MAX_INCLUDE_DEPTH}")
+        if name in TOOLKIT_HEADERS:
+            return
         cands = [os.path.join(os.path.dirname(path) or ".", name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
+        refused = None
         for c in cands:
-            note_probe(c)  # the result cache keys on what stood at every candidate
-            if os.path.isfile(c):
-                ab = os.path.abspath(c)
-                if ab in self.once:
-                    return
-                try:
-                    with open(c, "rb") as f:
-                        data = f.read()
-                    note_read(c, data)
-                    text = data.decode("utf-8", errors="replace")
-                except OSError:
-                    continue
-                shown = os.path.relpath(c) if not os.path.isabs(path) else ab
-                self._file(text.replace("\0", " "), os.path.normpath(shown), depth + 1, out)
+            if not os.path.lexists(c):
+                continue
+            ab = os.path.abspath(c)
+            if ab in self.once:
                 return
+            why = None if within(c, self.readable_roots) else \
+                "it is outside the linted tree and the -I directories (see -I)"
+            text = None
+            if why is None:
+                try:
+                    text = self.read_include(c)
+                except InputFileError as e:
+                    why = str(e)
+            if text is None:
+                refused = refused or why
+                continue
+            shown = os.path.relpath(c) if not os.path.isabs(path) else ab
+            self._file(text, os.path.normpath(shown), depth + 1, out)
+            return
         self.missing_includes.append((dtok, name))
+        quoted = f" '{name}'" if dtok.path == self.main_path and len(name) <= 80 else ""
+        self.notes.append((dtok, f"#include{quoted} not read: {refused}" if refused else
+                           f"#include{quoted} not found (next to the file or in an -I directory): "
+                           "what it defines is unknown"))
+
+    def read_include(self, candidate: str) -> str:
+        """The text of an include file (regular, within what is left of MAX_INCLUDE_BYTES)."""
+        if self.include_bytes_left <= 0:
+            raise InputFileError(f"the files included exceed {MAX_INCLUDE_BYTES} bytes")
+        data = read_regular(candidate, self.include_bytes_left)
+        self.include_bytes_left -= len(data)
+        return data.decode("utf-8", errors="replace").replace("\0", " ")
 
     def define(self, rest, dtok):
         if not rest or rest[0].kind != "id":
@@ -466,8 +505,9 @@ def char_value(text: str) -> int:
     return ord(body[0]) if body else 0
 
 
-def preprocess(text: str, path: str, defines: dict, include_paths: list) -> tuple[list[Tok], Preprocessor]:
-    pp = Preprocessor(defines, include_paths, path)
+def preprocess(text: str, path: str, defines: dict, include_paths: list,
+               tree: str | None = None) -> tuple[list[Tok], Preprocessor]:
+    pp = Preprocessor(defines, include_paths, path, tree)
     try:
         return pp.run(text, path), pp
     except PPError as e:
