@@ -75,6 +75,7 @@ def _unmapped_missing_sources(module: Module) -> None:
     """A `.loc` naming a source file that is not a regular file in the linted tree (PTX built
     elsewhere, or pointing outside the tree) must not send reports, suppressions or `--fix`
     there: those instructions are reported at their PTX line."""
+    from . import cache
     tree = linted_tree(module.path)
     usable: dict[str, bool] = {}
     for fn in module.functions:
@@ -84,6 +85,7 @@ def _unmapped_missing_sources(module: Module) -> None:
                 continue
             path = item.loc.path
             if path not in usable:
+                cache.note_probe(path)  # the result cache keys on what stands there
                 usable[path] = within(path, [tree]) and os.path.isfile(path)
             if not usable[path]:
                 item.loc, item.raw_loc = raw, None
@@ -136,15 +138,17 @@ def lint_file(path: str, options: Options | None = None) -> FileResult:
         text = read_source(path)
     except InputError as e:
         return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
-    # a .cu with local includes depends on other files: not cached
-    cacheable = options.use_cache and not options.via_nvcc and '#include "' not in text
-    if cacheable:
-        from . import cache
-        k = cache.key(path, text.encode("utf-8"), options)
-        hit = cache.load(k)
-        if hit is not None:
-            return FileResult(path, hit[0], hit[1], text)
-    result = lint_text(text, path, options)
-    if cacheable:
-        cache.store(k, result.findings, result.diagnostics)
+    if not options.use_cache or options.via_nvcc:  # nvcc reads what it likes: never cached
+        return lint_text(text, path, options)
+    from . import cache
+    k = cache.key(text.encode("utf-8"), options)
+    hit = cache.load(k, path)
+    if hit is not None:
+        return FileResult(path, hit[0], hit[1], text)
+    cache.start_recording()  # the front ends note every other file they look at
+    try:
+        result = lint_text(text, path, options)
+    finally:
+        deps = cache.stop_recording()
+    cache.store(k, path, result.findings, result.diagnostics, deps)
     return result

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from ...cache import note_probe, note_read
 from ...engine import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
@@ -189,6 +190,7 @@ class Preprocessor:
         cands += [os.path.join(p, name) for p in self.include_paths]
         refused = None
         for c in cands:
+            note_probe(c)  # the result cache keys on what stood at every candidate
             if not os.path.lexists(c):
                 continue
             ab = os.path.abspath(c)
@@ -219,6 +221,7 @@ class Preprocessor:
         if self.include_bytes_left <= 0:
             raise InputFileError(f"the files included exceed {MAX_INCLUDE_BYTES} bytes")
         data = read_regular(candidate, self.include_bytes_left)
+        note_read(candidate, data)
         self.include_bytes_left -= len(data)
         return data.decode("utf-8", errors="replace").replace("\0", " ")
 
