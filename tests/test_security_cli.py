@@ -260,3 +260,65 @@ def test_no_worker_processes_runs_serially(project, run_cli, monkeypatch):
     project.write("b.ptx", BUGGY_PTX)
     status, out, err = run_cli("--jobs", "2", "a.ptx", "b.ptx")
     assert status == 1 and "a.ptx:11:5:" in out and "b.ptx:11:5:" in out
+
+
+# ---- item 13: masks in the document, unreadable directories, configuration scope ------------
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_show_masks_go_into_the_document(project, run_cli, fmt):
+    project.write("div.ptx", DIVERGENT_PTX)
+    project.write("b.ptx", BUGGY_PTX)
+    status, out, err = run_cli("--show-masks", "--format", fmt, "div.ptx", "b.ptx")
+    doc = json.loads(out)  # nothing before or after the document
+    masks = doc["masks"] if fmt == "json" else doc["runs"][0]["properties"]["masks"]
+    assert set(masks) == {"div.ptx", "b.ptx"}
+    assert "active: 0x0000ffff (lanes 0-15)" in masks["div.ptx"]
+
+
+def test_show_masks_sarif_is_valid(project, run_cli, sarif_validator):
+    from conftest import assert_valid_sarif
+    project.write("div.ptx", DIVERGENT_PTX)
+    status, out, err = run_cli("--show-masks", "--format", "sarif", "div.ptx")
+    assert_valid_sarif(sarif_validator, json.loads(out))
+
+
+def test_unreadable_directory_is_noted(project, run_cli, monkeypatch):
+    project.write("t/a.ptx", BUGGY_PTX)
+    project.write("t/secret/b.ptx", BUGGY_PTX)
+    secret = project.root / "t" / "secret"
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:  # root reads anything: simulate it
+        real = os.scandir
+
+        def scandir(path="."):
+            if os.path.abspath(path) == str(secret):
+                raise PermissionError(13, "Permission denied", path)
+            return real(path)
+        monkeypatch.setattr(os, "scandir", scandir)
+    else:
+        secret.chmod(0)
+    try:
+        status, out, err = run_cli("--jobs", "1", "t")
+    finally:
+        secret.chmod(stat.S_IRWXU)
+    assert status == 1 and "t/a.ptx:11:5:" in out
+    assert "t/secret:1:1: note: directory not read: Permission denied; its files are not linted" in err
+
+
+def test_configuration_above_the_repository_root_is_not_used(project, run_cli):
+    project.write("warplint.toml", 'exclude = ["**"]\n')
+    project.write("repo/.git/HEAD", "ref: refs/heads/main\n")
+    project.write("repo/a.ptx", BUGGY_PTX)
+    status, out, err = run_cli("repo")
+    assert status == 1 and "repo/a.ptx:11:5:" in out
+
+
+def test_everything_excluded_is_said(project, run_cli):
+    project.write(".git/HEAD", "ref: refs/heads/main\n")
+    project.write("warplint.toml", 'exclude = ["**"]\n')
+    project.write("a.ptx", BUGGY_PTX)
+    status, out, err = run_cli(".")
+    assert status == 0
+    assert "warplint: note: nothing linted: no file to lint under the named paths" in err
+    status, out, err = run_cli("--format", "sarif", "a.ptx")
+    notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any("nothing linted" in n["message"]["text"] for n in notes)

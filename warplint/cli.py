@@ -296,17 +296,18 @@ def _run(argv: list[str]) -> int:
     timeout = args.timeout if 0 < args.timeout < float("inf") else None
     results = lint_paths(files, options, jobs, args.show_masks, timeout)
 
-    from .report import Report, display_path, render
+    from .report import Report, display_path, printable, render
     from .report.fingerprint import fingerprints
     from .report.sources import Sources
     sources = Sources()
     findings = []
+    mask_texts: dict[str, str] = {}
     for r, masks in results:
         sources.add(r.path, r.text)
         findings.extend(r.findings)
         diagnostics.extend(r.diagnostics)
         if masks is not None:
-            sys.stdout.write((f"== {display_path(r.path)} ==\n" if len(results) > 1 else "") + masks)
+            mask_texts[r.path] = masks
     if cfg.per_path_ignores:
         findings = _per_path_ignores(findings, cfg)
 
@@ -330,6 +331,11 @@ def _run(argv: list[str]) -> int:
         display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r, _ in results], srcroot=srcroot,
         fingerprints=fps, justifications=justifications, fail_on=fail_on,
         tool_notes=[msg for p, msg in walk_notes if p is None])
+    if args.format in ("json", "sarif"):
+        report.masks = mask_texts  # inside the document: nothing may precede it on stdout
+    else:
+        for path, masks in mask_texts.items():
+            sys.stdout.write((f"== {display_path(path)} ==\n" if len(results) > 1 else "") + printable(masks))
     if baseline_keys is not None:
         from .baseline import apply as apply_baseline
         report.baseline = apply_baseline(findings, fps, baseline_keys, srcroot)
@@ -350,9 +356,9 @@ def _run(argv: list[str]) -> int:
                                          and sys.stdout.isatty())))
     text = render(report, args.format, color=color)
     if args.output:
-        from .fixer import FixError, write_atomic
+        from .fixer import FixError, write_output
         try:
-            write_atomic(args.output, text.encode("utf-8"))
+            write_output(args.output, text.encode("utf-8"))
         except FixError as e:
             raise UsageError(f"--output: {e}") from None
     elif not args.diff:

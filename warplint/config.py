@@ -1,7 +1,8 @@
 """Configuration: `[tool.warplint]` in pyproject.toml or top-level keys in warplint.toml.
 
-The file is found by walking up from the first path argument (or the cwd); a pyproject.toml
-without a `[tool.warplint]` table is passed over.  `warplint.toml` wins over pyproject.toml in
+The file is found by walking up from the first path argument (or the cwd), stopping at the
+repository root (the directory holding `.git`); a pyproject.toml without a `[tool.warplint]`
+table is passed over.  `warplint.toml` wins over pyproject.toml in
 the same directory.  Relative paths in the file (include-paths) are relative to its directory;
 globs (include, exclude, per-path-ignores) match paths relative to it.  Unknown keys and wrong
 types are usage errors naming the key and the file.
@@ -84,21 +85,26 @@ def _table(path: Path) -> dict | None:
 
 
 def find_config(start: str | None = None) -> Path | None:
-    """The nearest warplint.toml, or pyproject.toml with [tool.warplint], at or above `start`."""
+    """The nearest warplint.toml, or pyproject.toml with [tool.warplint], at or above `start`,
+    up to the repository root (the directory holding `.git`): a file above the repository is
+    not the project's."""
     p = Path(os.path.abspath(start or os.getcwd()))
     if not p.is_dir():
         p = p.parent
     for d in (p, *p.parents):
-        w = d / "warplint.toml"
-        if w.is_file():
-            return w
-        pp = d / "pyproject.toml"
-        if pp.is_file():
-            try:
-                if _table(pp) is not None:
-                    return pp
-            except UsageError:
-                raise
+        found = _config_in(d)
+        if found is not None or os.path.lexists(d / ".git"):
+            return found
+    return None
+
+
+def _config_in(d: Path) -> Path | None:
+    """warplint.toml, else a pyproject.toml with [tool.warplint], in the directory `d`."""
+    if (d / "warplint.toml").is_file():
+        return d / "warplint.toml"
+    pp = d / "pyproject.toml"
+    if pp.is_file() and _table(pp) is not None:
+        return pp
     return None
 
 

@@ -26,6 +26,7 @@ class Report:
     fail_on: str = "warning"
     tool_notes: list[str] = field(default_factory=list)  # run-level notes (skipped fix edits, ...)
     success: bool = True  # every file analysed
+    masks: dict[str, str] = field(default_factory=dict)  # path -> `--show-masks` text (json, sarif)
 
     def __post_init__(self):
         if not self.srcroot:

@@ -70,4 +70,6 @@ def render_json(report: Report) -> str:
         "files": [display_path(p) for p in report.files],
         "summary": summary(report),
     }
+    if report.masks:  # --show-masks
+        data["masks"] = {display_path(p): text for p, text in report.masks.items()}
     return _json.dumps(printable_data(data), indent=2) + "\n"
