@@ -71,6 +71,26 @@ def test_missing_semicolon_resynchronises_at_the_next_declaration(repo, head):
     assert finding_lines(r) == [4, 8]
 
 
+def test_resynchronising_is_bounded_and_what_is_left_is_named(repo):
+    """Every item glued to the next by a missing `;`: each resynchronisation re-splits the rest of
+    the file, so it stops after a linear amount of work, with a note; the kernels left are named."""
+    k = repo / "k.cu"
+    k.write_text("int x = 5\n__global__ void k(int *d) { d[0] = 1; }\n" * 2000)
+    r = lint(k)
+    ns = notes(r)
+    assert ns[0].startswith("1:1: code from here up to line 2 not analysed (analysis resumes there)")
+    stop = [n for n in ns if "parsing no longer resumes after items that do not parse" in n]
+    assert len(stop) == 1
+    assert sum("function 'k' not analysed" in n for n in ns) > 1900
+
+
+def test_kernel_glued_to_an_item_that_does_not_parse_is_named(repo):
+    k = repo / "k.cu"
+    k.write_text("int x = 5\n__global__ void k(int *d) { d[0] = 1 +; }\n")
+    assert notes(lint(k)) == ["2:17: function 'k' not analysed: cannot parse line 2 "
+                              "(unsupported C++ or syntax error)"]
+
+
 def test_failing_function_is_not_split_at_its_own_lines(repo):
     """GNU style (name at column 1): a function that does not parse keeps its one note."""
     k = repo / "k.cu"

@@ -7,7 +7,6 @@ written in the linted file itself, and briefly."""
 from __future__ import annotations
 
 import re
-from collections import deque
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
@@ -19,6 +18,7 @@ _ERR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
 MAX_NESTING = 200
 MAX_RETRIES = 12
 MAX_RESYNC_TRIES = 8  # declaration starts tried per item that does not parse
+RESYNC_WORK = 4  # tokens re-split when resynchronising, per token of the file
 MAX_QUOTE = 40  # characters of source a note may quote
 
 
@@ -165,13 +165,18 @@ class Chunk:
 
 
 def split_chunks(toks: list[Tok]) -> list[Chunk]:
-    chunks = []
+    return list(iter_chunks(toks))
+
+
+def iter_chunks(toks: list[Tok], start: int = 0):
+    """The top-level items of `toks[start:]`, one at a time (work in proportion to those taken)."""
     cur: list[Tok] = []
     depth = 0
     brace_start_paren = False
     seen_paren = False
     seen_eq = False
-    for t in toks:
+    for i in range(start, len(toks)):
+        t = toks[i]
         x = t.text
         cur.append(t)
         if x in ("(", "["):
@@ -187,20 +192,19 @@ def split_chunks(toks: list[Tok]) -> list[Chunk]:
         elif x == "}":
             depth -= 1
             if depth <= 0 and brace_start_paren:
-                chunks.append(_mk(cur, True))
+                yield _mk(cur, True)
                 cur = []
                 depth = 0
                 brace_start_paren = seen_paren = seen_eq = False
         elif x == "=" and depth == 0:
             seen_eq = True
         elif x == ";" and depth <= 0:
-            chunks.append(_mk(cur, False))
+            yield _mk(cur, False)
             cur = []
             depth = 0
             brace_start_paren = seen_paren = seen_eq = False
     if cur:
-        chunks.append(_mk(cur, brace_start_paren))
-    return chunks
+        yield _mk(cur, brace_start_paren)
 
 
 def _mk(toks, is_func):
@@ -256,18 +260,19 @@ def parse_cuda(text: str, path: str, options) -> Module:
     from .lower import Lowerer
     parser = _Parser()
     lowerer = Lowerer(module, path, rw)
-    chunks = deque(split_chunks(toks))
-    while chunks:
-        chunk = chunks.popleft()
+    resync = _Resynchroniser(parser, rw, notes, len(toks))
+    sources = [iter_chunks(toks)]  # a stack: resynchronising pushes the rest of an item
+    while sources:
+        chunk = next(sources[-1], None)
+        if chunk is None:
+            sources.pop()
+            continue
         known = set(rw.typedefs)
         ast, err = _parse_chunk(parser, chunk, rw, notes.quote)
         if ast is None:
-            tail = _resynchronise(parser, chunk, rw, notes.quote)
-            if tail:
-                here, there = chunk.toks[0], tail[0].toks[0]
-                resume = f"line {there.line}" if there.path == here.path else f"{there.path}:{there.line}"
-                notes.add(here, f"code from here up to {resume} not analysed (analysis resumes there): {err}")
-                chunks.extendleft(reversed(tail))
+            rest = resync.after(chunk, err)
+            if rest is not None:
+                sources.append(rest)
             else:
                 _not_analysed(chunk, err, path, pp, notes)
             continue
@@ -326,21 +331,23 @@ def _bare_cr_note(text: str, path: str, notes: _Notes) -> None:
 
 
 def _not_analysed(chunk, err, path, pp, notes) -> None:
-    """Notes for an item that did not parse: a device function of the linted file, member
-    functions, or any function when a local #include was not read (its qualifier may be a macro
+    """Notes for an item that did not parse: for each device function of the linted file in it,
+    or for the function it is when a local #include was not read (its qualifier may be a macro
     from there)."""
     nt = chunk.name_tok
     if chunk.is_func and nt is not None and nt.path == path:
         if _is_device_chunk(chunk):
             notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}")
-        elif pp.missing_includes:
+            return
+        if pp.missing_includes:
             inc = pp.missing_includes[0][0]
             notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}; the #include at line {inc.line} "
                       "was not read (does it define a qualifier or type used here?)" if inc.path == path else
                       f"function '{_brief(nt.text)}' not analysed: {err}; an #include was not read")
-    elif not chunk.is_func:
-        for nt in _member_functions(chunk, path):
-            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: member functions of classes are not supported")
+            return
+    for nt, member in _device_functions(chunk, path):
+        notes.add(nt, f"function '{_brief(nt.text)}' not analysed: " +
+                  ("member functions of classes are not supported" if member else err))
 
 
 def _undeclared_qualifier(chunk, guessed: set[str], path, pp, notes) -> None:
@@ -360,17 +367,48 @@ def _undeclared_qualifier(chunk, guessed: set[str], path, pp, notes) -> None:
             return
 
 
-def _resynchronise(parser, chunk, rw, quote) -> list[Chunk] | None:
-    """The items after the first top-level declaration start inside `chunk` from which the
-    next item parses (a missing `;` before it glued them to what precedes), or None."""
-    for cut in _declaration_starts(chunk.toks)[:MAX_RESYNC_TRIES]:
-        tail = split_chunks(chunk.toks[cut:])
-        saved = set(rw.typedefs)
-        if _parse_chunk(parser, tail[0], rw, quote)[0] is not None:
-            return tail
-        rw.typedefs.clear()
-        rw.typedefs.update(saved)
-    return None
+class _Resynchroniser:
+    """When an item does not parse, because a missing `;` glued the declarations after it to it,
+    parsing resumes at the first top-level declaration start inside it (device functions'
+    first) from which an item parses.  Work is bounded in proportion to the file's tokens."""
+
+    def __init__(self, parser, rw, notes, ntoks: int):
+        self.parser, self.rw, self.notes = parser, rw, notes
+        self.budget = RESYNC_WORK * ntoks + 10_000  # tokens re-split after items that failed
+
+    def after(self, chunk, err):
+        """The items from the resynchronisation point on (an iterator), with a note; or None."""
+        toks = chunk.toks
+        if not self.spend(len(toks), toks[0]):
+            return None
+        starts = sorted(_declaration_starts(toks), key=lambda i: not _is_device_marker(toks, i))
+        for cut in starts[:MAX_RESYNC_TRIES]:
+            first = next(iter_chunks(toks, cut))
+            if not self.spend(len(first.toks), toks[0]):
+                return None
+            saved = set(self.rw.typedefs)
+            if _parse_chunk(self.parser, first, self.rw, self.notes.quote)[0] is not None:
+                here, there = toks[0], toks[cut]
+                resume = f"line {there.line}" if there.path == here.path else f"{there.path}:{there.line}"
+                self.notes.add(here, f"code from here up to {resume} not analysed (analysis resumes there): {err}")
+                self.spend(len(toks) - cut, toks[0])  # the rest is split again
+                return iter_chunks(toks, cut)
+            self.rw.typedefs.clear()
+            self.rw.typedefs.update(saved)
+        return None
+
+    def spend(self, work: int, where: Tok) -> bool:
+        if self.budget < 0:
+            return False
+        self.budget -= work
+        if self.budget < 0:
+            self.notes.add(where, "parsing no longer resumes after items that do not parse: too many of them")
+        return self.budget >= 0
+
+
+def _is_device_marker(toks, i) -> bool:
+    """Does `toks[i]` start `__global__`/`__device__` (rewritten to `_Alignas(7010)`/`(7003)`)?"""
+    return toks[i].text == "_Alignas" and i + 2 < len(toks) and toks[i + 2].text in ("7003", "7010")
 
 
 def _declaration_starts(toks) -> list[int]:
@@ -388,21 +426,26 @@ def _declaration_starts(toks) -> list[int]:
     return out
 
 
-def _member_functions(chunk, path):
-    """`__device__`/`__global__` functions defined inside a struct/class that did not parse."""
+def _device_functions(chunk, path):
+    """(name token, is a member) of the `__device__`/`__global__` functions defined in the
+    linted file inside an item that did not parse."""
     toks = chunk.toks
-    if not any(t.text in ("struct", "union") for t in toks[:8]):
-        return []
+    in_class = any(t.text in ("struct", "union") for t in toks[:8])
     out = []
     n = len(toks)
+    depth = 0
     for i, t in enumerate(toks):
+        if t.text == "{":
+            depth += 1
+        elif t.text == "}":
+            depth -= 1
         if t.kind == "num" and t.text in ("7003", "7010") and i >= 2 and toks[i - 2].text == "_Alignas":
             for j in range(i + 1, min(n - 1, i + 40)):
                 if toks[j].text in (";", "{", "}"):
                     break
                 if toks[j].kind == "id" and toks[j + 1].text == "(" and toks[j].text != "_Alignas":
-                    if toks[j].path == path and (not out or out[-1] is not toks[j]):
-                        out.append(toks[j])
+                    if toks[j].path == path and (not out or out[-1][0] is not toks[j]):
+                        out.append((toks[j], in_class and depth > 0))
                     break
     return out
 
