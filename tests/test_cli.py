@@ -237,13 +237,12 @@ def test_parallel_same_as_serial(project, run_cli):
 
 
 def test_single_file_never_starts_a_pool(project, run_cli, monkeypatch):
-    import concurrent.futures
+    import warplint.workers
     project.write("a.ptx", BUGGY_PTX)
 
-    class NoPool:
-        def __init__(self, *a, **k):
-            raise AssertionError("pool started")
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
+    def no_pool(*a, **k):
+        raise AssertionError("pool started")
+    monkeypatch.setattr(warplint.workers, "run_all", no_pool)
     assert run_cli("--jobs", "8", "a.ptx")[0] == 1
 
 

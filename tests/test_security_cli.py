@@ -322,3 +322,17 @@ def test_everything_excluded_is_said(project, run_cli):
     status, out, err = run_cli("--format", "sarif", "a.ptx")
     notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert any("nothing linted" in n["message"]["text"] for n in notes)
+
+
+def test_unreadable_named_directory_is_an_error(project, run_cli, monkeypatch):
+    project.write("t/a.ptx", BUGGY_PTX)
+    real = os.scandir
+    top = str(project.root / "t")
+
+    def scandir(path="."):
+        if os.path.abspath(path) == top:
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    status, out, err = run_cli("t")
+    assert status == 2 and "t:1:1: error: directory not read: Permission denied" in err

@@ -423,9 +423,13 @@ class _Walk:
         elif self.excluded_by_config(arg, False):
             self.excluded += 1
         else:
-            st = os.stat(arg)
-            if not stat.S_ISREG(st.st_mode):
-                self.errors.append((arg, f"not a regular file ({kind_of(st.st_mode)}); only regular files are read"))
+            try:
+                mode = os.stat(arg).st_mode
+            except OSError as e:
+                self.errors.append((arg, f"cannot read file: {e.strerror or e}"))
+                return
+            if not stat.S_ISREG(mode):
+                self.errors.append((arg, f"not a regular file ({kind_of(mode)}); only regular files are read"))
             else:
                 self.add(arg)
 
