@@ -159,3 +159,8 @@ def test_fix_killed_midway_leaves_file_intact(project):
     assert len(leftovers) == 1  # the partial temp file (never picked up: not a .ptx/.cu name)
     from warplint.walk import collect
     assert collect([str(project.root)])[0] == [str(p)]
+    # the next run removes it: its name says which (now dead) process wrote it
+    subprocess.run([sys.executable, "-m", "warplint", "--no-cache", "--fix", str(p)], env=cli_env(),
+                   capture_output=True, timeout=120)
+    assert p.read_text() == CLEAN_PTX
+    assert [n for n in os.listdir(project.root) if n.endswith(".warplint-tmp")] == []

@@ -74,3 +74,128 @@ def test_many_findings_in_one_file_are_linear():
     new = plans[os.path.abspath("f.cu")].new_text
     assert time.perf_counter() - t < 10  # linear: ~3 s here; quadratic: minutes
     assert not notes and new.count("__ballot_sync(0xffffffff, v)") == n
+
+
+# -- --output writes only where it should (item 4) ----------------------------------------------
+
+from conftest import BUGGY_PTX, CLEAN_PTX  # noqa: E402
+
+
+def test_output_through_a_symlink_keeps_the_link(project, run_cli):
+    project.write("k.ptx", CLEAN_PTX)
+    project.write("reports/out.txt", "old\n")
+    os.symlink("reports/out.txt", project.root / "link.txt")
+    status, out, err = run_cli("--format", "json", "-o", "link.txt", "k.ptx")
+    assert status == 0 and os.path.islink(project.root / "link.txt")
+    assert '"findings"' in (project.root / "reports/out.txt").read_text()
+
+
+def test_output_to_dev_null_writes_in_place(project, run_cli):
+    import stat
+    project.write("k.ptx", CLEAN_PTX)
+    os.symlink(os.devnull, project.root / "null.sarif")
+    for target in (os.devnull, "null.sarif"):
+        status, out, err = run_cli("--format", "sarif", "-o", target, "k.ptx")
+        assert status == 0, err
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode) and os.path.islink(project.root / "null.sarif")
+
+
+def test_output_to_a_fifo(project, run_cli):
+    import stat
+    import threading
+    project.write("k.ptx", CLEAN_PTX)
+    fifo = project.root / "pipe"
+    os.mkfifo(fifo)
+    status, out, err = run_cli("-o", "pipe", "k.ptx")  # nobody reads it: an error, not a hang
+    assert status == 2 and "FIFO that no process reads" in err
+    got = []
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there
+    reader = threading.Thread(target=lambda: got.append(_read_all(fd)))
+    status, out, err = run_cli("--format", "json", "-o", "pipe", "k.ptx")
+    reader.start()
+    reader.join(10)
+    assert status == 0 and b'"findings"' in got[0] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def _read_all(fd):
+    import select
+    data = b""
+    while select.select([fd], [], [], 5)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    return data
+
+
+def test_output_to_a_directory_or_dangling_link_is_refused(project, run_cli):
+    project.write("k.ptx", CLEAN_PTX)
+    (project.root / "d").mkdir()
+    os.symlink("missing/x", project.root / "dangling")
+    for target, why in (("d", "is a directory"), ("dangling", "symlink to a missing file")):
+        status, out, err = run_cli("-o", target, "k.ptx")
+        assert status == 2 and why in err
+    assert not os.path.exists(project.root / "missing")
+
+
+def test_new_output_honours_the_umask(project, run_cli):
+    project.write("k.ptx", CLEAN_PTX)
+    old = os.umask(0o027)
+    try:
+        run_cli("-o", "r.txt", "k.ptx")
+    finally:
+        os.umask(old)
+    assert os.stat(project.root / "r.txt").st_mode & 0o777 == 0o640
+
+
+# -- --fix details (item 10) --------------------------------------------------------------------
+
+def test_fix_through_a_symlink_fixes_the_target(project, run_cli):
+    real = project.write("src/a.ptx", BUGGY_PTX)
+    os.symlink("src/a.ptx", project.root / "a.ptx")
+    run_cli("--fix", "a.ptx")
+    assert os.path.islink(project.root / "a.ptx") and real.read_text() == CLEAN_PTX
+
+
+def test_fix_refuses_a_hard_linked_file(project, run_cli):
+    p = project.write("a.ptx", BUGGY_PTX)
+    os.link(p, project.root / "b.ptx.bak")
+    status, out, err = run_cli("--fix", "a.ptx")
+    assert status == 2 and "hard links" in err
+    assert p.read_text() == BUGGY_PTX and os.stat(p).st_nlink == 2
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "no-renameat2"])
+@pytest.mark.parametrize("how", ["rename", "in place"])
+def test_edit_saved_during_the_fix_is_not_lost(project, run_cli, monkeypatch, how, exchange):
+    import warplint.fixer as fx
+    if not exchange:
+        monkeypatch.setattr(fx, "_exchange", lambda a, b: False)
+    p = project.write("a.ptx", BUGGY_PTX)
+    edited = BUGGY_PTX + "// saved by an editor\n"
+    real_write = fx._write
+
+    def write_then_editor_saves(fd, data):
+        real_write(fd, data)
+        if how == "rename":  # the way most editors save
+            project.write("a.ptx.new", edited)
+            os.replace(project.root / "a.ptx.new", p)
+        else:
+            with open(p, "a") as f:
+                f.write("// saved by an editor\n")
+    monkeypatch.setattr(fx, "_write", write_then_editor_saves)
+    status, out, err = run_cli("--fix", "a.ptx")
+    assert status == 2 and "changed on disk" in err
+    assert p.read_text() == edited
+    assert [n for n in os.listdir(project.root) if n.endswith(".warplint-tmp")] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to own files as others")
+def test_fix_keeps_owner_and_mode(project, run_cli):
+    p = project.write("a.ptx", BUGGY_PTX)
+    os.chown(p, 1234, 5678)
+    os.chmod(p, 0o640)
+    run_cli("--fix", "a.ptx")
+    st = os.stat(p)
+    assert p.read_text() == CLEAN_PTX and (st.st_uid, st.st_gid, st.st_mode & 0o777) == (1234, 5678, 0o640)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import errno
 import hashlib
 import os
 import stat
@@ -165,53 +166,212 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _write(fd: int, data: bytes) -> None:
-    """Write all of `data` to `fd` (a separate function so tests can slow it down)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+# -- writing files ------------------------------------------------------------------------------
+#
+# A file is replaced atomically: the new content goes to a temporary file next to it, named
+# `.<name>.<pid>.<random>.warplint-tmp` (a later run removes those of dead processes), which
+# then takes the file's place by a rename.  Only a regular file with one link is replaced (its
+# mode and owner carried over; a file whose owner cannot be kept is refused); a symlink is
+# followed to the file it names.  `--output` writes to a character device or a FIFO in place,
+# as a shell redirection would; anything else is refused.
+
+TMP_SUFFIX = ".warplint-tmp"
 
 
-def write_atomic(path: str, data: bytes, *, expect: bytes | None = None) -> None:
-    """Replace `path` with `data` via a temporary file in the same directory and os.replace, keeping
-    the file mode.  With `expect`, refuse (FixError) when the file on disk no longer holds it."""
+def _err(path: str, e: BaseException) -> FixError:
+    return FixError(f"{path}: cannot write: {getattr(e, 'strerror', None) or e}")
+
+
+def _resolve(path: str) -> tuple[str, os.stat_result | None]:
+    """The file a write to `path` goes to (symlinks followed) and its stat (None: absent)."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
     try:
-        st = os.stat(path)
+        return target, os.stat(target)
     except FileNotFoundError:
-        st = None
+        if os.path.islink(path):
+            raise FixError(f"{path}: is a symlink to a missing file; not written") from None
+        return target, None
     except (OSError, ValueError) as e:
-        raise FixError(f"{path!r}: cannot write: {getattr(e, 'strerror', None) or e}") from None
-    if expect is not None:
-        try:
-            with open(path, "rb") as f:
-                now = f.read()
-        except OSError as e:
-            raise FixError(f"{path}: cannot read file: {e.strerror or e}") from None
-        if digest(now) != digest(expect):
-            raise FixError(f"{path}: file changed on disk since it was read; not fixed (run again)")
-    d = os.path.dirname(os.path.abspath(path))
+        raise _err(path, e) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _remove_stale_temps(directory: str, name: str) -> None:
+    """Temporary files of `name` left by warplint processes that no longer run (killed)."""
+    prefix = f".{name}."
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.path.basename(path)}.", suffix=".warplint-tmp")
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        if not (entry.startswith(prefix) and entry.endswith(TMP_SUFFIX)):
+            continue
+        pid = entry[len(prefix):-len(TMP_SUFFIX)].split(".")[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        try:
+            os.unlink(os.path.join(directory, entry))
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def _same(st: os.stat_result, now: os.stat_result) -> bool:
+    """The same file, not written since `st` (a rename changes only its ctime)."""
+    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns) == \
+        (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at `a` and `b` atomically (Linux renameat2 RENAME_EXCHANGE); False when
+    the system or file system cannot."""
+    import ctypes
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err))
+
+
+def _take_place(tmp: str, target: str, expect_digest: str | None, st: os.stat_result | None) -> None:
+    """Move `tmp` to `target`.  With `expect_digest`, the file replaced must be the one that was
+    checked, unchanged: it is checked again after an atomic exchange (and swapped back when an
+    edit was saved meanwhile), or, where there is no exchange, just before the rename."""
+    if expect_digest is None or st is None:
+        os.replace(tmp, target)
+        return
+    if _exchange(tmp, target):
+        try:
+            now = os.lstat(tmp)
+            with open(tmp, "rb") as f:
+                unchanged = _same(st, now) and digest(f.read()) == expect_digest
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            _exchange(tmp, target)  # put the edit back
+            raise FixError(f"{target}: file changed on disk since it was read; not fixed (run again)")
+        os.unlink(tmp)  # the old content
+        return
+    try:
+        unchanged = _same(st, os.lstat(target))
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        raise FixError(f"{target}: file changed on disk since it was read; not fixed (run again)")
+    os.replace(tmp, target)
+
+
+def _replace(path: str, target: str, data: bytes, st: os.stat_result | None, expect_digest=None) -> None:
+    if st is not None and st.st_nlink > 1:
+        raise FixError(f"{path}: has {st.st_nlink} hard links, which replacing it would separate; "
+                       "not written")
+    d, name = os.path.split(os.path.abspath(target))
+    _remove_stale_temps(d, name)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.{os.getpid()}.", suffix=TMP_SUFFIX)
     except OSError as e:
-        raise FixError(f"{path}: cannot write: {e.strerror or e}") from None
+        raise _err(path, e) from None
     try:
         try:
             _write(fd, data)
             os.fsync(fd)
+            if st is None:
+                os.fchmod(fd, 0o666 & ~_umask())
+            else:
+                if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                    try:
+                        os.fchown(fd, st.st_uid, st.st_gid)
+                    except PermissionError:
+                        raise FixError(f"{path}: owned by another user, whose ownership replacing "
+                                       "it would not keep; not written") from None
+                os.fchmod(fd, stat.S_IMODE(st.st_mode))
         finally:
             os.close(fd)
-        if st is not None:
-            os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, path)
+        _take_place(tmp, target, expect_digest, st)
     except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         if isinstance(e, OSError):
-            raise FixError(f"{path}: cannot write: {e.strerror or e}") from None
+            raise _err(path, e) from None
         raise
+
+
+def write_atomic(path: str, data: bytes, *, expect: bytes | None = None) -> None:
+    """Replace the regular file at `path` (or create it) with `data`.  With `expect`, refuse
+    (FixError) when the file on disk no longer holds it."""
+    target, st = _resolve(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        from .inputs import kind_of
+        raise FixError(f"{path}: is {kind_of(st.st_mode)}, not a regular file; not written")
+    expect_digest = None
+    if expect is not None:
+        from .inputs import InputFileError, read_regular
+        try:
+            now = read_regular(target, len(expect))
+        except InputFileError as e:
+            raise FixError(f"{path}: file changed on disk since it was read; not fixed ({e})") from None
+        if digest(now) != digest(expect):
+            raise FixError(f"{path}: file changed on disk since it was read; not fixed (run again)")
+        expect_digest = digest(expect)
+    _replace(path, target, data, st, expect_digest)
+
+
+def write_output(path: str, data: bytes) -> None:
+    """`--output`: a regular file (or a new one) is replaced atomically; a character device
+    (/dev/null, a terminal) or a FIFO with a reader is written in place; anything else is refused."""
+    target, st = _resolve(path)
+    if st is None or stat.S_ISREG(st.st_mode):
+        _replace(path, target, data, st)
+        return
+    if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        from .inputs import kind_of
+        raise FixError(f"{path}: is {kind_of(st.st_mode)}; not written")
+    try:
+        # non-blocking open: a FIFO nobody reads is an error, not a hang
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise FixError(f"{path}: is a FIFO that no process reads; not written") from None
+        raise _err(path, e) from None
+    try:
+        if not (stat.S_ISCHR(os.fstat(fd).st_mode) or stat.S_ISFIFO(os.fstat(fd).st_mode)):
+            raise FixError(f"{path}: changed while being opened; not written")
+        os.set_blocking(fd, True)
+        _write(fd, data)
+    except OSError as e:
+        raise _err(path, e) from None
+    finally:
+        os.close(fd)
+
+
+def _write(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` (a separate function so tests can slow it down)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
 
 
 def write_plan(p: Plan) -> bool:
