@@ -269,3 +269,16 @@ def test_ptx_loc_outside_the_tree_stays_at_the_ptx_line(tmp_path, repo):
     assert {(f.loc.path, f.loc.line) for f in lint(a).findings} == {(str(a), 12)}
     a.write_text(PTX.format(src="/proc/self/status"))
     assert {f.loc.path for f in lint(a).findings} == {str(a)}
+
+
+def test_ptx_loc_outside_the_tree_is_not_fixed_or_suppressed_there(tmp_path, repo, monkeypatch, run_cli):
+    outside = tmp_path / "k.cu"
+    outside.write_text("// a\nx = 1; // warplint: ignore\n")
+    before = outside.read_bytes()
+    (repo / "a.ptx").write_text(PTX.format(src=outside))
+    monkeypatch.chdir(repo)
+    status, out, _ = run_cli("--no-cache", "a.ptx")
+    assert status == 1 and out.startswith("a.ptx:12:5: warning:")  # not suppressed by that file
+    run_cli("--no-cache", "--fix", "a.ptx")
+    assert outside.read_bytes() == before
+    assert "vote.sync.any.pred" in (repo / "a.ptx").read_text()  # the fix went to the linted file
