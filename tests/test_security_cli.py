@@ -336,3 +336,25 @@ def test_unreadable_named_directory_is_an_error(project, run_cli, monkeypatch):
     monkeypatch.setattr(os, "scandir", scandir)
     status, out, err = run_cli("t")
     assert status == 2 and "t:1:1: error: directory not read: Permission denied" in err
+
+
+def _work(x):
+    import threading
+    if x == 2:
+        return threading.Lock()  # cannot be sent back
+    if x == 3:
+        os._exit(5)
+    if x == 4:
+        time.sleep(60)
+    return x * 10
+
+
+def test_worker_pool_keeps_order_and_loses_only_the_bad_items():
+    from warplint.workers import Lost, run_all
+    start = time.monotonic()
+    results = run_all([1, 2, 3, 4, 5, 6], _work, 2, 2.0)
+    assert time.monotonic() - start < 30
+    assert results[0] == 10 and results[4:] == [50, 60]
+    assert isinstance(results[1], Lost) and "cannot pickle" in results[1].reason
+    assert results[2] == Lost("the worker process died (exit status 5)")
+    assert isinstance(results[3], Lost) and "time limit of 2 s" in results[3].reason

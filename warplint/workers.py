@@ -40,7 +40,12 @@ def _serve(conn, work) -> None:
             if msg is None:
                 return
             index, item = msg
-            conn.send((index, work(item)))
+            try:
+                conn.send((index, work(item)))
+            except (EOFError, OSError):
+                raise
+            except Exception as e:  # e.g. a result that cannot be pickled: a word, not a traceback
+                conn.send((index, Lost(f"internal error in the worker process: {type(e).__name__}: {e}")))
     except (EOFError, OSError):  # the main process went away
         pass
 
