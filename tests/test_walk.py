@@ -1,4 +1,4 @@
-"""Directory walking: suffixes, .gitignore subset, include/exclude, symlinks."""
+"""Directory walking: suffixes, .gitignore (git-exact, see test_gitignore_git.py), include/exclude, symlinks."""
 from __future__ import annotations
 
 import os
