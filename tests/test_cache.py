@@ -106,8 +106,8 @@ def test_cached_fix_cannot_edit_another_file(project, run_cli):
     entry["findings"][0]["fix"][1][0][1:6] = [1, 1, 1, 5, ""]
     path.write_text(json.dumps(entry))
     status, out, err = run_cli("--fix", "k.ptx")
-    assert victim.read_text() == "int important;\n"
-    assert "not a linted file" in err
+    assert victim.read_text() == "int important;\n"  # the entry is a miss: k.ptx analysed afresh
+    assert p.read_text() == CLEAN_PTX
 
 
 # -- item 6: results depend on every file the front ends looked at ------------------------------
@@ -153,3 +153,14 @@ def test_ptx_loc_source_appearing_is_not_served_stale(project, run_cli):
     assert "k.ptx:12:" in run_cli("k.ptx")[1]  # src.cu absent: reported at the PTX line
     project.write("src.cu", "// the source\n__global__ void k() {}\n")
     assert "src.cu:2:3:" in run_cli("k.ptx")[1]
+
+
+def test_entry_naming_a_file_it_does_not_depend_on_is_a_miss(project):
+    p = project.write("k.ptx", BUGGY_PTX)
+    opts = Options(use_cache=True)
+    lint_file(str(p), opts)
+    path = cache.cache_dir() / f"{cache.key(BUGGY_PTX.encode(), opts)}.json"
+    entry = json.loads(path.read_text())
+    entry["findings"][0]["loc"][0] = "/etc/passwd"  # suppressions and fingerprints would read it
+    path.write_text(json.dumps(entry))
+    assert lint_file(str(p), opts).findings[0].loc.path == str(p)

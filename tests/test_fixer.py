@@ -164,3 +164,12 @@ def test_fix_killed_midway_leaves_file_intact(project):
                    capture_output=True, timeout=120)
     assert p.read_text() == CLEAN_PTX
     assert [n for n in os.listdir(project.root) if n.endswith(".warplint-tmp")] == []
+
+
+def test_fix_editing_a_file_not_linted_is_skipped(tmp_path):
+    victim = tmp_path / "victim.cu"
+    victim.write_text("int important;\n")
+    src = Sources()
+    f = _finding("WL001", 1, [E(1, 1, 1, 4, "", p=str(victim))])
+    plans, notes = plan([f], src, {str(tmp_path / "f.ptx")})
+    assert plans == {} and "not a linted file" in notes[0]

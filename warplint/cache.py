@@ -174,16 +174,27 @@ def _strs(x) -> list[str]:
     return [_of(s, str) for s in _of(x, list)]
 
 
-def _dec_path(p, path: str) -> str:
-    return path if p is None else _of(p, str)
+class _Paths:
+    """The paths an entry may name: the linted file (`null`) and the files it depends on."""
+
+    def __init__(self, path: str, deps: dict):
+        self.path = path
+        self.known = {os.path.abspath(p) for p in deps}
+
+    def __call__(self, p) -> str:
+        if p is None:
+            return self.path
+        if os.path.abspath(_of(p, str)) not in self.known:
+            raise _Bad("a location in a file the result does not depend on")
+        return p
 
 
-def _dec_loc(x, path: str) -> Loc:
+def _dec_loc(x, path: _Paths) -> Loc:
     p, line, col, end_line, end_col = _of(x, list)
-    return Loc(_dec_path(p, path), _int(line), _int(col), _int(end_line, True), _int(end_col, True))
+    return Loc(path(p), _int(line), _int(col), _int(end_line, True), _int(end_col, True))
 
 
-def _dec_finding(d, path: str) -> Finding:
+def _dec_finding(d, path: _Paths) -> Finding:
     _of(d, dict)
 
     def steps(xs):
@@ -191,7 +202,7 @@ def _dec_finding(d, path: str) -> Finding:
     fix = d["fix"]
     if fix is not None:
         desc, edits = _of(fix, list)
-        fix = Fix(_of(desc, str), [Edit(_dec_path(p, path), _int(a), _int(b), _int(c), _int(e), _of(t, str))
+        fix = Fix(_of(desc, str), [Edit(path(p), _int(a), _int(b), _int(c), _int(e), _of(t, str))
                                    for p, a, b, c, e, t in _of(edits, list)])
     severity = _of(d["severity"], str)
     if severity not in SEVERITIES:
@@ -201,7 +212,7 @@ def _dec_finding(d, path: str) -> Finding:
                    fix, tuple(_strs(d["targets"])), _of(d["function"], str), _of(d["suppressed"], bool))
 
 
-def _dec_diagnostic(x, path: str) -> Diagnostic:
+def _dec_diagnostic(x, path: _Paths) -> Diagnostic:
     loc, severity, message = _of(x, list)
     if severity not in ("error", "note", "warning"):
         raise _Bad("unknown severity")
@@ -227,15 +238,28 @@ def load(k: str, path: str):
             return None
         if not all(_still(_of(p, str), _of(s, str)) for p, s in deps.items()):
             return None
-        return ([_dec_finding(x, path) for x in _of(data["findings"], list)],
-                [_dec_diagnostic(x, path) for x in _of(data["diagnostics"], list)])
+        paths = _Paths(path, deps)
+        return ([_dec_finding(x, paths) for x in _of(data["findings"], list)],
+                [_dec_diagnostic(x, paths) for x in _of(data["diagnostics"], list)])
     except (InputFileError, _Bad, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None  # a cache entry is data: whatever is wrong with it, it is a miss
+
+
+def _other_paths(path: str, findings, diagnostics):
+    for f in findings:
+        locs = [f.loc] + [s.loc for s in f.flow + f.related] + (f.fix.edits if f.fix else [])
+        yield from (x.path for x in locs if x is not None and x.path != path)
+    yield from (x.loc.path for x in diagnostics if x.loc is not None and x.loc.path != path)
 
 
 def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> None:
     """Store the results of `path` (which depend on `deps`, from `stop_recording`)."""
     d = cache_dir()
+    known = {os.path.abspath(p) for p in deps}
+    for p in _other_paths(path, findings, diagnostics):  # locations must be in files it depends on
+        if os.path.abspath(p) not in known:
+            deps = {**deps, p: observe(p)}
+            known.add(os.path.abspath(p))
     try:
         payload = json.dumps({
             "format": FORMAT, "deps": deps, "where": _where(path) if deps else None,
