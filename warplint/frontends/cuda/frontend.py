@@ -10,7 +10,7 @@ import re
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
-from .lexer import Tok
+from .lexer import MAX_QUOTE, Tok, brief
 from .preprocess import preprocess
 from .rewrite import Rewriter
 
@@ -19,7 +19,6 @@ MAX_NESTING = 200
 MAX_RETRIES = 12
 MAX_RESYNC_TRIES = 8  # declaration starts tried per item that does not parse
 RESYNC_WORK = 4  # tokens re-split when resynchronising, per token of the file
-MAX_QUOTE = 40  # characters of source a note may quote
 
 
 def arch_of(target: str | None) -> int:
@@ -317,10 +316,6 @@ class _Notes:
             self.module.diagnostics.append(Diagnostic(Loc(tok.path, tok.line, tok.col), "note", msg))
 
 
-def _brief(name: str) -> str:
-    return name if len(name) <= MAX_QUOTE else name[:MAX_QUOTE] + "..."
-
-
 def _bare_cr_note(text: str, path: str, notes: _Notes) -> None:
     m = re.search(r"\r(?!\n)", text)
     if m:
@@ -337,16 +332,16 @@ def _not_analysed(chunk, err, path, pp, notes) -> None:
     nt = chunk.name_tok
     if chunk.is_func and nt is not None and nt.path == path:
         if _is_device_chunk(chunk):
-            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}")
+            notes.add(nt, f"function '{brief(nt.text)}' not analysed: {err}")
             return
         if pp.missing_includes:
             inc = pp.missing_includes[0][0]
-            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: {err}; the #include at line {inc.line} "
+            notes.add(nt, f"function '{brief(nt.text)}' not analysed: {err}; the #include at line {inc.line} "
                       "was not read (does it define a qualifier or type used here?)" if inc.path == path else
-                      f"function '{_brief(nt.text)}' not analysed: {err}; an #include was not read")
+                      f"function '{brief(nt.text)}' not analysed: {err}; an #include was not read")
             return
     for nt, member in _device_functions(chunk, path):
-        notes.add(nt, f"function '{_brief(nt.text)}' not analysed: " +
+        notes.add(nt, f"function '{brief(nt.text)}' not analysed: " +
                   ("member functions of classes are not supported" if member else err))
 
 
@@ -361,7 +356,7 @@ def _undeclared_qualifier(chunk, guessed: set[str], path, pp, notes) -> None:
             return
         if t.text in guessed:
             inc = pp.missing_includes[0][0]
-            notes.add(nt, f"function '{_brief(nt.text)}' not analysed: taken for host code, as {notes.quote(t)} "
+            notes.add(nt, f"function '{brief(nt.text)}' not analysed: taken for host code, as {notes.quote(t)} "
                       "is declared nowhere (" + (f"the #include at line {inc.line} was not read)"
                                                  if inc.path == path else "an #include was not read)"))
             return

@@ -74,3 +74,11 @@ def tokenize(text: str, path: str) -> list[Tok]:
             break
         bol = False
     return out
+
+
+MAX_QUOTE = 40  # characters of source text a note may quote
+
+
+def brief(text: str) -> str:
+    """Source text as a note may quote it: at most MAX_QUOTE characters."""
+    return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
+from .lexer import brief
 from .preprocess import char_value, parse_int
 from .rewrite import BUILTIN_TYPES, MARKERS
 
@@ -459,17 +460,19 @@ class Lowerer:
                 if lab not in self.defined_labels():
                     raise Unsupported("goto to undefined label")
         except Unsupported as e:
-            self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: {e.msg}"))
+            self.not_analysed(fn, e.msg)
             return
         except RecursionError:
-            self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{name}' not analysed: nested too deeply"))
+            self.not_analysed(fn, "nested too deeply")
             return
         except (AttributeError, TypeError, ValueError, KeyError, IndexError, ZeroDivisionError,
                 OverflowError) as e:  # a construct the lowering does not know: skip the function
-            self.module.diagnostics.append(Diagnostic(
-                fn.loc, "note", f"function '{name}' not analysed: unsupported construct ({type(e).__name__})"))
+            self.not_analysed(fn, f"unsupported construct ({type(e).__name__})")
             return
         self.module.functions.append(fn)
+
+    def not_analysed(self, fn, why: str) -> None:
+        self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{brief(fn.name)}' not analysed: {why}"))
 
     def defined_labels(self):
         return {i.name for i in self.body if isinstance(i, Label)}
