@@ -210,6 +210,13 @@ def _not_analysed(path: str, reason: str):
     return FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"not analysed: {reason}")]), None
 
 
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # what this process may use (containers, taskset)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _build_options(args, cfg):
     from .config import validate_targets
     from .errors import UsageError
@@ -279,8 +286,7 @@ def _run(argv: list[str]) -> int:
     cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.paths[0])
     options = _build_options(args, cfg)
     fail_on = args.fail_on or cfg.fail_on or "warning"
-    from .workers import available_cpus
-    jobs = args.jobs or cfg.jobs or available_cpus()
+    jobs = args.jobs or cfg.jobs or _available_cpus()
 
     from .ir import Diagnostic, Loc
     from .walk import collect

@@ -7,7 +7,6 @@ exits; no worker prints a traceback, and a stuck worker cannot keep the run aliv
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import sys
 import time
@@ -139,10 +138,3 @@ def _collect(w: _Worker, results: list, timeout: float | None) -> str | None:
     if timeout is not None and time.monotonic() - w.started >= timeout:
         return f"analysis took longer than the time limit of {timeout:g} s (--timeout)"
     return None
-
-
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
