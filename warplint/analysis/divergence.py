@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
+from operator import is_not
 
 from ..cfg import CFG, EXIT
 from ..findings import Step
 from ..ir import Addr, Function, Instr, Reg, Sym, Vec
-from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals, describe
+from .lanes import (EMPTY, FULL, FULL_SET, STATS, LaneSet, Literals, describe, too_many_conditions,
+                    unknown_subset)
 from .transfer import _CMP_TEXT, Evaluator, type_bits
 from .values import (ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, join_offsets,
                      mask_of, scope_of, wider)
@@ -28,6 +31,7 @@ _OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "
              "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
 WARP_OPS = {"vote", "shfl", "match", "redux", "activemask"}
 MAX_PASSES = 8
+CHEAP_DEPS = 4  # past the work bound, blocks with more control dependences get unknown lanes
 
 
 @dataclass
@@ -122,9 +126,11 @@ class _Run:
         self.kernel = fn.is_kernel
         self.work = 0
         self.work_bound = getattr(options, "work_bound", 200_000)
+        self.over_bound = False  # past the work bound: blocks with many dependences get cheap masks
         self.cd = _control_dependence(cfg)
         self.on_entry_path = _postdominators_of_entry(cfg)
-        self.live_out = _live_out(cfg)
+        number, self.dead_after = _dead_after(cfg)
+        self.reg_names = list(number)  # bit i of a register set is register reg_names[i]
         self.masks: dict[int, LaneSet] = {}
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
         self.guard_val: dict[int, object] = {}
@@ -149,26 +155,46 @@ class _Run:
         self.loop_writes = _loop_writes(cfg, index)
         preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
         acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
+        widened = STATS["widened"]
         for _ in range(MAX_PASSES):
-            changed = self._pass(order, preds)
-            if acyclic or not changed or self.work > self.work_bound:
+            changed = self._pass(order, preds, acyclic)
+            if acyclic or not changed:  # past the bound, passes are cheap: finish them
                 break
-        if self.work > self.work_bound:
-            self.notes.append(f"analysis work bound ({self.work_bound} steps) reached; "
-                              "results in this function are approximate")
+        if self.over_bound:
+            self.notes.append(f"analysis work bound ({self.work_bound} steps) reached; the lanes of "
+                              "blocks that depend on many branches are over-approximated from there "
+                              "on; results in this function are approximate")
+        elif STATS["widened"] > widened:
+            self.notes.append("analysis work bound reached: some sets of lanes were too complex to "
+                              "track and were widened; results in this function are approximate")
         for b in order:  # the records of each block's last execution, in program order
             ops, bars, accs = self.records.get(b, ((), (), ()))
             self.warp_ops.extend(ops)
             self.barriers.extend(bars)
             self.accesses.extend(accs)
+        if any(too_many_conditions(op.active, op.member or EMPTY) for op in self.warp_ops) or any(
+                too_many_conditions(bar.active) for bar in self.barriers):
+            self.notes.append("analysis work bound reached: some warp primitives depend on too many "
+                              "conditions to compare their lanes exactly; their findings are "
+                              "over-approximated")
         return FunctionAnalysis(cfg.function, cfg, self.lits, self.terms, self.masks,
                                 self.warp_ops, self.barriers, self.accesses, self.cd,
                                 self.edge_cond, self.notes)
 
-    def _pass(self, order, preds) -> bool:
+    def _pass(self, order, preds, once: bool = False) -> bool:
+        """One pass over the blocks in reverse postorder.  A pass that is the only one (`once`:
+        no back edges) keeps an environment only until its last successor has read it, so
+        memory follows the blocks in flight, not blocks × registers."""
         changed = False
         entry = self.cfg.entry
+        readers: dict[int, int] = {}
+        if once:
+            for b in order:
+                for p in preds[b]:
+                    readers[p] = readers.get(p, 0) + 1
         for b in order:
+            if not self.over_bound and self.work > self.work_bound:
+                self.over_bound = True  # checked per block: one pass can be long
             mask = self._mask(b)
             mask_changed = self.masks.get(b) != mask
             if mask_changed:
@@ -180,16 +206,24 @@ class _Run:
             if b == entry:
                 incoming.append(({}, self.entry_mask, False))
             env = self._join(b, incoming, mask)
-            if not mask_changed and self.in_env.get(b) == env:
+            if once:
+                for p in preds[b]:
+                    readers[p] -= 1
+                    if not readers[p]:
+                        self.out_env.pop(p, None)
+            elif not mask_changed and self.in_env.get(b) == env:
                 continue  # same inputs, same results as last time
-            self.in_env[b] = dict(env)
+            else:
+                self.in_env[b] = dict(env)
             self.warp_ops, self.barriers, self.accesses = [], [], []
             self._exec_block(b, env, mask)
             self.records[b] = (self.warp_ops, self.barriers, self.accesses)
             self._edge_conds(b)
-            live = self.live_out.get(b)
-            if live is not None:
-                env = {k: v for k, v in env.items() if k in live or not isinstance(k, str)}
+            dead = self.dead_after.get(b)
+            if dead:
+                env = dict(env)
+                for k in _names(dead, self.reg_names):
+                    env.pop(k, None)
             if self.out_env.get(b) != env:
                 self.out_env[b] = env
                 changed = True
@@ -215,7 +249,10 @@ class _Run:
         deps = self.cd.get(b)
         if not deps:
             return self.entry_mask
-        fwd = self.entry_mask if b in self.on_entry_path else EMPTY
+        if self.over_bound and len(deps) > CHEAP_DEPS:  # any of the entry lanes, as far as we know
+            return unknown_subset(self.entry_mask, (-1, b))
+        self.work += len(deps)
+        fwd = [self.entry_mask] if b in self.on_entry_path else []  # lanes from forward edges
         stay = []
         index = self.rpo_index
         for x, s in deps:
@@ -228,21 +265,21 @@ class _Run:
                 continue
             mx = self.masks.get(x)
             if mx is not None:
-                fwd = fwd.or_(mx.and_(cond))
+                fwd.append(mx.and_(cond))
+        fwd = LaneSet.union(fwd)
         if not stay:
             return fwd
         if fwd.is_empty():  # only reached round a loop (irreducible flow): be conservative
+            parts = []
             for x, s in deps:
                 mx, cond = self.masks.get(x), self.edge_cond.get((x, s))
                 if mx is not None and cond is not None:
-                    fwd = fwd.or_(mx.and_(cond))
-            return fwd
+                    parts.append(mx.and_(cond))
+            return LaneSet.union(parts)
         header = stay[0][0]
         first = self.lits.get(("first-iteration", id(self.cfg), header), "uniform", "block",
                               "first iteration of the loop")
-        still = LaneSet.lit(first)
-        for _, cond in stay:
-            still = still.or_(cond)
+        still = LaneSet.union([LaneSet.lit(first)] + [cond for _, cond in stay])
         return fwd.and_(still)
 
     def _edge_conds(self, b: int) -> None:
@@ -293,10 +330,8 @@ class _Run:
         out = dict(incoming[0][0])
         differing = set()
         for env, _, _ in incoming[1:]:
-            for k, v in env.items():
-                cur = out.get(k)
-                if cur is v:
-                    continue
+            for k in _changed_keys(out, env):
+                v, cur = env[k], out.get(k)
                 if cur is None:
                     out[k] = v
                     if divergent:
@@ -700,13 +735,45 @@ def _regs(op, out: set) -> None:
             _regs(x, out)
 
 
-def _live_out(cfg: CFG) -> dict[int, frozenset]:
-    """Registers live at the end of each block (backward dataflow).  Dropping dead registers
-    keeps the environments small: the CUDA-C front end makes many one-use temporaries."""
-    use: dict[int, set] = {}
-    defs: dict[int, set] = {}
+def _changed_keys(old: dict, new: dict) -> list:
+    """Keys of `new` whose value is not the very object `old` has.  When both have the same
+    keys in the same order (the common case) the comparison runs in C, so that environments
+    of thousands of registers that differ in a few cost little to merge."""
+    if len(old) == len(new) and list(old) == list(new):
+        return list(compress(new, map(is_not, old.values(), new.values())))
+    return [k for k, v in new.items() if old.get(k) is not v]
+
+
+def _names(bits: int, names: list[str]) -> set[str]:
+    """The registers of a live bit set (a string search: linear in the bits, in C)."""
+    digits = bin(bits)[:1:-1]  # bit 0 first
+    out = set()
+    i = digits.find("1")
+    while i >= 0:
+        out.add(names[i])
+        i = digits.find("1", i + 1)
+    return out
+
+
+def _dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
+    """Registers that can be in a block's environment but are dead at its end: those live
+    out of a predecessor or written in the block, and not live out of it (backward dataflow
+    over bit sets of a register numbering, not sets of names).  Dropping dead registers keeps
+    the environments small: the CUDA-C front end makes many one-use temporaries; dropping
+    only these keeps the work per block in proportion to what changes there."""
+    number: dict[str, int] = {}
+
+    def bits(names) -> int:
+        out = 0
+        for name in names:
+            out |= 1 << number.setdefault(name, len(number))
+        return out
+
+    use: dict[int, int] = {}
+    defs: dict[int, int] = {}
+    writes: dict[int, int] = {}  # guarded or not
     for blk in cfg.blocks:
-        u, d = set(), set()
+        u = d = w = 0
         for ins in blk.instrs:
             read: set = set()
             for x in ins.srcs:
@@ -716,30 +783,38 @@ def _live_out(cfg: CFG) -> dict[int, frozenset]:
                     _regs(x, read)
             if ins.guard:
                 read.add(ins.guard[0])
-            u |= read - d
+            u |= bits(read) & ~d
             written: set = set()
             for x in ins.dests:
                 if not isinstance(x, Addr):
                     _regs(x, written)
+            w |= bits(written)
             if ins.guard is None:
-                d |= written
-        use[blk.id], defs[blk.id] = u, d
-    live_in = {b: set() for b in use}
-    live_out = {b: set() for b in use}
+                d |= bits(written)
+        use[blk.id], defs[blk.id], writes[blk.id] = u, d, w
+    live_in = {b: 0 for b in use}
+    live_out = {b: 0 for b in use}
     order = list(reversed(cfg.rpo()))
     changed = True
     while changed:
         changed = False
         for b in order:
-            out = set()
+            out = 0
             for s in cfg.succs(b):
                 if s != EXIT:
                     out |= live_in[s]
-            inn = use[b] | (out - defs[b])
+            inn = use[b] | (out & ~defs[b])
             if inn != live_in[b] or out != live_out[b]:
                 live_in[b], live_out[b] = inn, out
                 changed = True
-    return {b: frozenset(v) for b, v in live_out.items()}
+    dead = {}
+    for b in use:
+        may_hold = writes[b]
+        for p in cfg.preds(b):
+            if p != EXIT:
+                may_hold |= live_out.get(p, 0)
+        dead[b] = may_hold & ~live_out[b]
+    return number, dead
 
 
 def _loop_writes(cfg: CFG, index: dict[int, int]) -> dict[int, set]:

@@ -12,6 +12,12 @@ condition `id` holds for that lane, `-id` that it does not.  Conditions are regi
 Questions the checks ask ("can this active set differ from that membermask?") are answered
 lane by lane with a truth table over the literals involved, under the condition that the
 instruction executes at all (some cube is satisfiable).
+
+Work is bounded: a set whose representation would exceed `WIDEN_CUBES` cubes (or an
+intersection that would multiply more than `PRODUCT_CAP` cube pairs) is widened to "an unknown
+subset of its possible lanes", a fresh per-lane literal.  That over-approximates the set (every
+lane it may hold stays possible, none is claimed definitely), and `STATS` counts it so that the
+analysis can say its results are approximate.
 """
 from __future__ import annotations
 
@@ -21,6 +27,10 @@ from itertools import product
 FULL = 0xFFFFFFFF
 MAX_CUBES = 24
 MAX_VARS = 12
+WIDEN_CUBES = 48  # larger sets are widened to an unknown subset of their lanes
+PRODUCT_CAP = 256  # intersections with more cube pairs are widened without being computed
+WIDE_BASE = 1 << 40  # literal ids from here on are widened sets (not in any Literals table)
+STATS = {"widened": 0}  # how many sets were widened in this process
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +57,11 @@ class Literals:
         return lid
 
     def __getitem__(self, lit: int) -> LitInfo:
-        return self.info[abs(lit)]
+        lit = abs(lit)
+        return self.info[lit] if lit < WIDE_BASE else WIDENED
+
+
+WIDENED = LitInfo("lane", "lane", "a subset too complex to track")
 
 
 Cube = tuple  # (bits: int, lits: frozenset[int])
@@ -98,6 +112,8 @@ class LaneSet:
                 return self
             if not l1 and b1 & b2 == b2:
                 return other
+        if len(self.cubes) * len(other.cubes) > PRODUCT_CAP:
+            return _widen(self.possible_bits & other.possible_bits, (self.cubes, other.cubes))
         out = []
         for b1, l1 in self.cubes:
             for b2, l2 in other.cubes:
@@ -124,6 +140,14 @@ class LaneSet:
             if not l1 and not l2:
                 return LaneSet.const(b1 | b2)
         return _simplify(list(self.cubes | other.cubes))
+
+    @staticmethod
+    def union(sets) -> "LaneSet":
+        """The union of many sets, simplified once (not once per operand)."""
+        sets = [s for s in sets if s.cubes]
+        if len(sets) <= 1:
+            return sets[0] if sets else EMPTY
+        return _simplify([c for s in sets for c in s.cubes])
 
     def not_(self) -> "LaneSet | None":
         """Complement, or None when it would be too large to represent."""
@@ -175,10 +199,12 @@ FULL_SET = LaneSet([(FULL, _NOLITS)])
 EMPTY = LaneSet()
 
 
-def _simplify(cubes: list) -> LaneSet:
+def _simplify(cubes) -> LaneSet:
     cubes = [c for c in set(cubes) if c[0]]
     if len(cubes) <= 1:
         return LaneSet(cubes)
+    if len(cubes) > PRODUCT_CAP:  # simplifying costs len² per round: widen instead
+        return _widen(_bits_of(cubes), frozenset(cubes))
     changed = True
     while changed:
         changed = False
@@ -190,7 +216,9 @@ def _simplify(cubes: list) -> LaneSet:
             changed = True
         cubes = [(b, l) for l, b in by_lits.items()]
         index = {(b, l) for b, l in cubes}
-        for b, l in cubes:
+        for b, l in cubes:  # every merge of this round in one sweep
+            if (b, l) not in index:
+                continue
             for x in l:
                 twin = (b, (l - {x}) | {-x})
                 if twin in index:
@@ -199,8 +227,6 @@ def _simplify(cubes: list) -> LaneSet:
                     index.add((b, l - {x}))
                     changed = True
                     break
-            if changed:
-                break
         cubes = list(index)
         # absorption: drop (b2, L2) when some (b1, L1) has b1 ⊇ b2 and L1 ⊆ L2
         kept = []
@@ -215,7 +241,31 @@ def _simplify(cubes: list) -> LaneSet:
             else:
                 kept.append((b2, l2))
         cubes = kept
+    if len(cubes) > WIDEN_CUBES:
+        return _widen(_bits_of(cubes), frozenset(cubes))
     return LaneSet(cubes)
+
+
+def _bits_of(cubes) -> int:
+    bits = 0
+    for b, _ in cubes:
+        bits |= b
+    return bits
+
+
+def unknown_subset(s: LaneSet, what) -> LaneSet:
+    """Some subset of the lanes `s` may hold (whichever lanes they are), named by `what`."""
+    return _widen(s.possible_bits, what)
+
+
+def _widen(bits: int, what) -> LaneSet:
+    """An unknown subset of `bits`: one literal of its own, derived from the set it stands
+    for (the same set widens to the same literal, so that fixpoints still converge; `what`
+    holds only ints, whose hashes do not change from run to run)."""
+    STATS["widened"] += 1
+    if not bits:
+        return EMPTY
+    return LaneSet([(bits, frozenset([WIDE_BASE + (hash(what) & 0xFFFFFFFFFF)]))])
 
 
 # -- truth-table reasoning ---------------------------------------------------------------
@@ -243,7 +293,7 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
       only_active_possible / only_active_definite: lanes that can / always (whenever
         executed) be in `active` but not in `member`;
       only_member_possible / only_member_definite: the converse.
-    Or None when too many literals are involved to decide.
+    With more than MAX_VARS literals involved, an over-approximation (`compare_roughly`).
     """
     ea, em = active.exact, member.exact
     if ea is not None and em is not None:  # the common case: no conditions at all
@@ -266,7 +316,7 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
         if key not in cache:
             vars_ = sorted({abs(x) for f in (fa, fm, ex) for l in f for x in l})
             if len(vars_) > MAX_VARS:
-                return None
+                return compare_roughly(active, member)
             a_not_m_any = a_not_m_all = m_not_a_any = m_not_a_all = False
             a_not_m_all = m_not_a_all = True
             seen_exec = False
@@ -294,6 +344,20 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
         if m_all:
             res["only_member_definite"] |= bit
     return res
+
+
+def compare_roughly(active: LaneSet, member: LaneSet) -> dict:
+    """`compare` without the conditions: a lane may be in one set and not the other unless
+    it is in the other unconditionally; nothing is definite."""
+    def unconditional(s: LaneSet) -> int:
+        return _bits_of(c for c in s.cubes if not c[1])
+    return {"only_active_possible": active.possible_bits & ~unconditional(member), "only_active_definite": 0,
+            "only_member_possible": member.possible_bits & ~unconditional(active), "only_member_definite": 0}
+
+
+def too_many_conditions(*sets: LaneSet) -> bool:
+    """Would `compare` of these sets fall back to `compare_roughly`?"""
+    return len(set().union(*(s.lits for s in sets))) > MAX_VARS
 
 
 def definite_bits(s: LaneSet, lits: "Literals | None" = None) -> int:

@@ -114,27 +114,47 @@ def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:
 
 
 def _sibling_hazards(incoming: list[tuple], hazards: dict, lits) -> None:
-    for i, first in enumerate(incoming):
-        ids_first = {id(a.instr) for a in first}
-        for second in incoming[i + 1:]:
-            ids_second = {id(a.instr) for a in second}
-            only1 = [a for a in first if id(a.instr) not in ids_second]
-            only2 = [a for a in second if id(a.instr) not in ids_first]
-            for a in only1:
-                for c in only2:
-                    x, y = (a, c) if (a.instr.loc.line, a.instr.loc.col) <= (c.instr.loc.line, c.instr.loc.col) \
-                        else (c, a)
-                    key = (id(x.instr), id(y.instr))
-                    if key in hazards:
-                        continue
-                    if x.store and y.load:
-                        kind, hit = "RAW", _conflict(x, y, lits)
-                    elif x.load and y.store:
-                        kind, hit = "WAR", _conflict(y, x, lits)
-                    else:
-                        continue
-                    if hit:
-                        hazards[key] = Hazard(x, y, kind, *hit)
+    """Accesses on different incoming paths: `a` on a path that `c` is not on, and the other
+    way round.  Each access is visited once with the set of paths it is on (linear in the
+    accesses, not in the pairs of paths)."""
+    paths: dict[int, int] = {}  # id(instr) -> bit set of the incoming states holding it
+    accs: dict[int, MemAccess] = {}
+    for i, state in enumerate(incoming):
+        for a in state:
+            key = id(a.instr)
+            paths[key] = paths.get(key, 0) | 1 << i
+            accs.setdefault(key, a)
+    every = (1 << len(incoming)) - 1  # an access on every path pairs with none
+    items = [(k, a) for k, a in accs.items() if paths[k] != every]
+    for i, (ka, a) in enumerate(items):
+        pa = paths[ka]
+        for kc, c in items[i + 1:]:
+            pc = paths[kc]
+            if not (pa & ~pc and pc & ~pa):
+                continue
+            x, y = (a, c) if (a.instr.loc.line, a.instr.loc.col) <= (c.instr.loc.line, c.instr.loc.col) \
+                else (c, a)
+            key = (id(x.instr), id(y.instr))
+            if key in hazards:
+                continue
+            if x.store and y.load:
+                kind, hit = "RAW", _conflict(x, y, lits)
+            elif x.load and y.store:
+                kind, hit = "WAR", _conflict(y, x, lits)
+            else:
+                continue
+            if hit:
+                hazards[key] = Hazard(x, y, kind, *hit)
+
+
+PENDING_NOTE = (f"analysis work bound reached: each memory access is compared with at most the "
+                f"{MAX_PENDING} accesses before it since the last barrier; races with earlier "
+                "accesses are not reported")
+
+
+def _note(fa: FunctionAnalysis, note: str) -> None:
+    if note not in fa.notes:
+        fa.notes.append(note)
 
 
 def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
@@ -178,6 +198,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                 pending[id(ins)] = acc
                 if len(pending) > MAX_PENDING:
                     pending.pop(next(iter(pending)))
+                    _note(fa, PENDING_NOTE)
             state = tuple(pending.values())
             if out_state.get(b) != state:
                 out_state[b] = state

@@ -80,11 +80,6 @@ def run_checks(module, targets: list[Target], options) -> list[Finding]:
     from ..analysis import analyze_module
     from . import barrier, deprecated, membermask, memory, shuffle  # noqa: F401 (registration)
     analyses = analyze_module(module, options)
-    for fa in analyses:
-        fn = fa.function
-        for note in fa.notes:
-            module.diagnostics.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
-                                                 f"function '{fn.display_name or fn.name}': {note}"))
     merged: dict[tuple, Finding] = {}
     by_place: dict[tuple, Finding] = {}
     for target in targets:
@@ -112,4 +107,9 @@ def run_checks(module, targets: list[Target], options) -> list[Finding]:
                         continue
                     merged[key] = f
                     by_place[place + (target.name,)] = f
+    for fa in analyses:  # after the checks: they can add notes (a work bound they hit)
+        fn = fa.function
+        for note in fa.notes:
+            module.diagnostics.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
+                                                 f"function '{fn.display_name or fn.name}': {note}"))
     return sorted(merged.values(), key=Finding.sort_key)
