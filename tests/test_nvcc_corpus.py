@@ -1,6 +1,7 @@
 """nvcc corpus: our own CUB/Thrust-heavy kernels (tests/corpus_kernels/*.cu) compiled with the
 installed nvcc for every target it lists, with and without -lineinfo, and once with -G; every PTX
-file must parse and every function must get a CFG.  Slow (minutes): `pytest -m slow`."""
+file must parse, every function must get a CFG, and the PTX grammar (ptx.lark) must build the
+same IR.  Slow (minutes): `pytest -m slow`."""
 from __future__ import annotations
 
 import os
@@ -16,6 +17,8 @@ import pytest
 from warplint.cfg import build_cfg
 from warplint.errors import InputError
 from warplint.frontends.ptx import parse_ptx
+
+from test_ptx_grammar import assert_same_ir
 
 pytestmark = pytest.mark.slow
 
@@ -95,6 +98,7 @@ def _check_ptx(path: Path, mode: str) -> int:
         context = lines[e.loc.line - 1] if 0 < e.loc.line <= len(lines) else ""
         pytest.fail(f"{e}\n    {context}")
     assert module.functions, f"{path.name}: no functions"
+    assert_same_ir(text, str(path))  # the lark grammar (ptx.lark) builds the same IR
     assert module.target and module.ptx_version
     files = {int(n): p for n, p in _FILE.findall(text)}
     locs = _LOC.findall(text)

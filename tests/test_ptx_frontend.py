@@ -504,7 +504,7 @@ def test_empty_file():
 def test_missing_semicolon():
     text = kernel("\tmov.u32 %r1, 1\n\tmov.u32 %r2, 2;")
     e = error_at(text)
-    assert e.message == "expected ';' after instruction"
+    assert e.message.startswith("expected ';' at the end of the line")  # explained by ptx.lark
     assert (e.loc.line, e.loc.col) == (6, 16)
 
 
@@ -522,16 +522,16 @@ def test_truncated_file():
 
 def test_unbalanced_braces():
     e = error_at(kernel("\tret;\n}"))
-    assert e.message == "unbalanced '}'" and e.loc.line == 8
+    assert e.message.startswith("unbalanced '}'") and e.loc.line == 8
     e = error_at(kernel("\t{\n\tret;"))
     assert "unbalanced '{'" in e.message and "line 5, column 1" in e.message
 
 
 def test_unknown_directive():
     e = error_at(HEAD + ".foo 1;\n")
-    assert e.message == "unknown directive '.foo'" and (e.loc.line, e.loc.col) == (4, 1)
+    assert e.message.startswith("unknown directive '.foo'") and (e.loc.line, e.loc.col) == (4, 1)
     e = error_at(kernel("\t.bogus .b32 x;"))
-    assert e.message == "unknown directive '.bogus'" and (e.loc.line, e.loc.col) == (6, 2)
+    assert e.message.startswith("unknown directive '.bogus'") and (e.loc.line, e.loc.col) == (6, 2)
     e = error_at(HEAD + ".visible .entry k() .frob 3\n{\nret;\n}\n")
     assert "unknown directive '.frob'" in e.message
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import re
 
-from ...ir import Addr, Imm, Instr, Label, Loc, Reg, Sym
+from ...errors import InputError
+from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym
 from .lower import (_ATOM, _BITOPS, _REDUX, _SHFL, _VOTE, INT, OPAQUE, PRED, UINT, T,
                     Unsupported)
 
@@ -461,6 +462,8 @@ def inline_asm(lw, e, args):
             path = st.path if st is not None else loc.path
             try:
                 body = parse_ptx_statements(text, path, line, col)
+            except InputError as err:  # a syntax error: the asm stays opaque, the grammar says why
+                lw.module.diagnostics.append(Diagnostic(err.loc, "note", f"inline asm not analysed: {err.message}"))
             except Exception:  # noqa: BLE001 - an asm we cannot read stays opaque
                 body = None
             if body is not None:

@@ -16,7 +16,8 @@ passed to the `Lark` constructor (no tree materialised), took 2.1 s on the funct
 the 62k-line benchmark (bench/bench_ptx.py), where ptxas -O3 needs 1.25 s for the whole file
 and this parser about 0.3 s including building the IR.  The module-level structure is a
 handful of directives, so a second (lark) parser for it would only add import time (about
-30 ms for lark) to every pre-commit run.
+30 ms for lark) to every pre-commit run.  The grammar (ptx.lark, grammar.py) is the
+specification this parser is tested against, and explains the syntax errors found here.
 """
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ _HAS_DEST_PREFIX = ("bar.red", "barrier.red", "mbarrier.arrive", "mbarrier.test_
 _LABEL_OPERANDS = frozenset({"bra", "brx", "call"})
 _CLOSERS = frozenset({",", "(", "{", "[", "|", "+", "-", "!"})
 _OPENERS_NEXT = frozenset({")", "}", "]", ",", "|", ";", "+"})
+_STATEMENT_BOUNDARY = ";{}:LTX"  # kinds of the token before a statement (a `T` token)
 _MAX_SHOW = 40
 _EMPTY = frozenset()
 _OPCODE_INFO: dict[str, tuple] = {}
@@ -177,6 +179,11 @@ class _Parser:
                     append((v, v, m.start(idx)))
                     continue
                 v = m.group(idx)
+                if k == "T" and toks and toks[-1][0] not in _STATEMENT_BOUNDARY:
+                    # the rest of a statement that began on an earlier line (`mov.u32 %r1,\n
+                    # [a + 8];`), not an instruction of its own: general tokens
+                    self.general_tokens(m.start(idx), m.end(idx), append)
+                    continue
                 append((k, v, m.start(idx)))
                 if k in "ZUE":
                     break
@@ -205,6 +212,18 @@ class _Parser:
         self.regcache: dict[str, Reg] = {}
         self.symcache: dict[str, Sym] = {}
         self.fn_name: str | None = None
+
+    def general_tokens(self, start: int, end: int, append) -> None:
+        """Append the general (not fast-path) tokens of text[start:end], without the `Z`."""
+        for m in _TOKEN_SLOW.finditer(self.text, start, end):
+            idx = m.lastindex
+            k = _KINDS_SLOW[idx]
+            if k == "Z":
+                break
+            v = m.group(idx)
+            append((v, v, m.start(idx)) if k == "P" else (k, v, m.start(idx)))
+            if k in "UE":
+                break
 
     def section_end(self, pos: int) -> int | None:
         """End of a `.section name { ... }` whose name starts at `pos`, or None when the
@@ -915,16 +934,9 @@ class _Parser:
     def slow_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
                          branch_fixups) -> None:
         """A `T` token whose operands are not all simple: tokenize it the general way."""
-        sub = []
-        for m in _TOKEN_SLOW.finditer(self.text, start, start + len(v)):
-            idx = m.lastindex
-            k = _KINDS_SLOW[idx]
-            val = m.group(idx)
-            sub.append((val, val, m.start(idx)) if k == "P" else (k, val, m.start(idx)))
-            if k in "ZUE":
-                break
-        if sub[-1][0] != "Z":
-            sub.append(("Z", "", start + len(v)))
+        sub: list = []
+        self.general_tokens(start, start + len(v), sub.append)
+        sub.append(("Z", "", start + len(v)))
         saved = self.toks
         self.toks = sub
         try:
@@ -1205,12 +1217,23 @@ class _Group:
         self.items = items
 
 
+def _explained(error: InputError, text: str, statements: bool = False, line: int = 1,
+               col: int = 1) -> InputError:
+    """The syntax error as the PTX grammar (ptx.lark) explains it, when it does: what was
+    expected at the exact column.  lark is imported here only, so valid input never pays for it."""
+    try:
+        from .grammar import explain_syntax_error
+        return explain_syntax_error(error, text, statements, line, col) or error
+    except Exception:  # noqa: BLE001 - no lark, or the grammar failed: the hand parser's message stands
+        return error
+
+
 def parse_module(text: str, path: str, map_locations: bool = True, fast: bool = True) -> Module:
     p = _Parser(text, path, map_locations=map_locations, fast=fast)
     try:
         return p.parse_module()
-    except InputError:
-        raise
+    except InputError as e:
+        raise _explained(e, text) from None
     except RecursionError:
         raise InputError(Loc(path, 1, 1), "input nested too deeply to parse") from None
     except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
@@ -1228,8 +1251,8 @@ def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bo
         if tok[0] != "Z":
             raise p.tok_error(tok, "end of input")
         return out
-    except InputError:
-        raise
+    except InputError as e:
+        raise _explained(e, text, True, line, col) from None
     except RecursionError:
         raise InputError(Loc(path, line, col), "input nested too deeply to parse") from None
     except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
