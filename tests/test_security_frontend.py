@@ -282,3 +282,28 @@ def test_ptx_loc_outside_the_tree_is_not_fixed_or_suppressed_there(tmp_path, rep
     run_cli("--no-cache", "--fix", "a.ptx")
     assert outside.read_bytes() == before
     assert "vote.sync.any.pred" in (repo / "a.ptx").read_text()  # the fix went to the linted file
+
+
+def test_guarded_header_included_again_is_not_read_again(repo, monkeypatch):
+    monkeypatch.setattr(pp_mod, "MAX_INCLUDE_BYTES", 100)
+    (repo / "g.h").write_text("#ifndef G_H\n#define G_H\ntypedef int g_t;\n#endif\n")  # 48 bytes
+    k = repo / "k.cu"
+    k.write_text('#include "g.h"\n#include "g.h"\n#include "g.h"\n' + KERNEL.format(name="k"))
+    r = lint(k)
+    assert not r.diagnostics and finding_lines(r) == [6]
+
+
+def test_header_with_a_part_for_when_its_guard_is_defined_is_read_again(repo):
+    (repo / "g.h").write_text("#ifndef G_H\n#define G_H\n#else\ntypedef int second_t;\n#endif\n")
+    toks, _ = pp_mod.preprocess('#include "g.h"\n#include "g.h"\n', str(repo / "k.cu"), {}, [], str(repo))
+    assert "second_t" in [t.text for t in toks]
+
+
+def test_many_typedefs_parse_in_linear_time():
+    """Each item's parse once copied every typedef name known so far (10k typedefs: 14 s)."""
+    import time
+    from warplint.frontends.cuda import parse_cuda
+    text = "".join(f"typedef int t{i};\n" for i in range(10_000)) + "__global__ void k(int *d) { d[0] = 1; }\n"
+    t = time.perf_counter()
+    m = parse_cuda(text, "k.cu", Options())
+    assert time.perf_counter() - t < 5 and [f.name for f in m.functions] == ["k"]

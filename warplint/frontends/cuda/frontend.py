@@ -97,7 +97,7 @@ class _Parser:
 
     def _parse_fast(self, toks, typedefs: set[str]):
         p = self.parser
-        p._scope_stack = [dict.fromkeys(typedefs, True)]
+        p._scope_stack = [_TypedefNames(typedefs), {}]  # the item's own file scope on top
         feed = _Feed(self, toks)
         p._tokens = self.mod._TokenStream(feed)
         saved = p.clex
@@ -117,6 +117,18 @@ def _internal_error(e) -> bool:
     import traceback
     frames = traceback.extract_tb(e.__traceback__)
     return bool(frames) and frames[-1].name in ("_parse_fast", "token", "kind", "__init__")
+
+
+class _TypedefNames:
+    """The typedef names known before an item, as the bottom scope of pycparser's scope stack:
+    read in place (a dict copied per item is quadratic in a header of typedefs)."""
+    __slots__ = ("names",)
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def get(self, name, default=None):
+        return True if name in self.names else default
 
 
 class _LexError(Exception):
@@ -149,7 +161,7 @@ class _Feed:
         elif k == "LBRACE":
             p._push_scope()
         elif k == "RBRACE":
-            if len(p._scope_stack) > 1:
+            if len(p._scope_stack) > 2:
                 p._pop_scope()
         return o.Token(k, t.text, i + 1, 1)
 
@@ -266,8 +278,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
         if chunk is None:
             sources.pop()
             continue
-        known = set(rw.typedefs)
-        ast, err = _parse_chunk(parser, chunk, rw, notes.quote)
+        ast, err, guessed = _parse_chunk(parser, chunk, rw, notes.quote)
         if ast is None:
             rest = resync.after(chunk, err)
             if rest is not None:
@@ -276,7 +287,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
                 _not_analysed(chunk, err, path, pp, notes)
             continue
         if pp.missing_includes:
-            _undeclared_qualifier(chunk, rw.typedefs - known, path, pp, notes)
+            _undeclared_qualifier(chunk, guessed, path, pp, notes)
         lowerer.top(ast, chunk.toks, parser.offset)
     lowerer.finish()
     return module
@@ -381,15 +392,14 @@ class _Resynchroniser:
             first = next(iter_chunks(toks, cut))
             if not self.spend(len(first.toks), toks[0]):
                 return None
-            saved = set(self.rw.typedefs)
-            if _parse_chunk(self.parser, first, self.rw, self.notes.quote)[0] is not None:
+            ast, _, guessed = _parse_chunk(self.parser, first, self.rw, self.notes.quote)
+            if ast is not None:
                 here, there = toks[0], toks[cut]
                 resume = f"line {there.line}" if there.path == here.path else f"{there.path}:{there.line}"
                 self.notes.add(here, f"code from here up to {resume} not analysed (analysis resumes there): {err}")
                 self.spend(len(toks) - cut, toks[0])  # the rest is split again
                 return iter_chunks(toks, cut)
-            self.rw.typedefs.clear()
-            self.rw.typedefs.update(saved)
+            self.rw.typedefs -= guessed
         return None
 
     def spend(self, work: int, where: Tok) -> bool:
@@ -455,15 +465,16 @@ def _is_device_chunk(chunk) -> bool:
 
 
 def _parse_chunk(parser, chunk, rw, quote):
+    """(AST or None, why not, the names taken for type names to parse it)."""
     from pycparser.c_parser import ParseError
     toks = chunk.toks
     tried = set()
     err = "cannot parse"
     for _ in range(MAX_RETRIES):
         try:
-            return parser.parse(toks, rw.typedefs), None
+            return parser.parse(toks, rw.typedefs), None, tried
         except _LexError as e:
-            return None, f"cannot parse {quote(toks[e.index])} (not C/CUDA)"
+            return None, f"cannot parse {quote(toks[e.index])} (not C/CUDA)", tried
         except ParseError as e:
             m = _ERR.search(str(e))
             if m:
@@ -472,9 +483,9 @@ def _parse_chunk(parser, chunk, rw, quote):
                 try:
                     idx = parser.parser._peek().lineno - 1 - parser.offset
                 except Exception:  # noqa: BLE001
-                    return None, "cannot parse"
+                    return None, "cannot parse", tried
             if not 0 <= idx < len(toks):
-                return None, "cannot parse (unexpected end)"
+                return None, "cannot parse (unexpected end)", tried
             tok = toks[idx]
             err = f"cannot parse {quote(tok)} (unsupported C++ or syntax error)"
             # an unknown type name right before the error position?
@@ -489,12 +500,12 @@ def _parse_chunk(parser, chunk, rw, quote):
                         fixed = True
                         break
             if not fixed:
-                return None, err
+                return None, err, tried
         except RecursionError:
-            return None, "nested too deeply"
+            return None, "nested too deeply", tried
         except (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError) as e:
-            return None, f"cannot parse ({type(e).__name__})"
-    return None, err
+            return None, f"cannot parse ({type(e).__name__})", tried
+    return None, err, tried
 
 
 _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "default", "break",

@@ -19,7 +19,7 @@ from .lexer import Tok, tokenize
 
 MAX_INCLUDE_DEPTH = 24
 MAX_EXPANSION = 2_000_000
-MAX_INCLUDE_BYTES = 8 * 1024 * 1024  # all the files one file includes, together
+MAX_INCLUDE_BYTES = 1024 * 1024  # all the files one file includes, together (parsing 1 MiB: ~6 s)
 # quoted toolkit headers are <system> headers: not looked for, no note when absent
 TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
                    "device_functions.h", "cooperative_groups.h", "cuda_fp16.h", "cuda_bf16.h",
@@ -57,6 +57,16 @@ def _lines(toks):
         yield cur
 
 
+def _guard_macro(line: list[Tok]) -> str | None:
+    """X for `#ifndef X` and `#if !defined X` / `#if !defined(X)`."""
+    words = [t.text for t in line if t.text not in ("(", ")")]
+    if len(words) == 3 and words[:2] == ["#", "ifndef"]:
+        return words[2]
+    if len(words) == 5 and words[:4] == ["#", "if", "!", "defined"]:
+        return words[4]
+    return None
+
+
 class Preprocessor:
     def __init__(self, defines: dict[str, str], include_paths: list[str], main_path: str,
                  tree: str | None = None):
@@ -69,6 +79,7 @@ class Preprocessor:
         self.missing_includes: list[tuple[Tok, str]] = []
         self.notes: list[tuple[Tok, str]] = []  # (where, message): parts not analysed as written
         self.once: set[str] = set()
+        self.guards: dict[str, str] = {}  # file -> the macro whose definition skips all of it
         for k, v in defines.items():
             self.define_text(k, v)
 
@@ -100,9 +111,13 @@ class Preprocessor:
                 out.extend(self.expand(pending))
                 pending.clear()
 
-        lines = _lines(toks)
-        for ln in lines:
+        guard, guard_closed = None, False  # an include guard wrapping the whole file
+        for i, ln in enumerate(_lines(toks)):
             first = ln[0]
+            if i == 0:
+                guard = _guard_macro(ln)
+            elif guard_closed:
+                guard = None  # something after the guard's #endif
             if not (first.text == "#" and first.kind == "op" and first.bol):
                 if active:
                     pending.extend(ln)
@@ -127,6 +142,8 @@ class Preprocessor:
             elif d == "elif":
                 if not stack:
                     raise PPError(ln[1], "#elif without #if")
+                if len(stack) == 1:
+                    guard = None  # the file has a part for when the guard is defined
                 st = stack[-1]
                 if st[2] and not st[1]:
                     cond = self.eval_if(rest, ln[1])
@@ -138,6 +155,8 @@ class Preprocessor:
             elif d == "else":
                 if not stack:
                     raise PPError(ln[1], "#else without #if")
+                if len(stack) == 1:
+                    guard = None  # the file has a part for when the guard is defined
                 st = stack[-1]
                 st[0] = st[2] and not st[1]
                 st[1] = True
@@ -148,6 +167,7 @@ class Preprocessor:
                 flush()
                 stack.pop()
                 active = stack[-1][0] if stack else True
+                guard_closed = not stack
             elif not active:
                 continue
             elif d == "define":
@@ -169,6 +189,8 @@ class Preprocessor:
         flush()
         if stack:
             raise PPError(toks[-1] if toks else Tok("nl", "", path, 1, 1), "unterminated #if")
+        if guard and guard_closed:
+            self.guards[os.path.abspath(path)] = guard
 
     def error_note(self, at: Tok, rest: list[Tok]) -> str:
         """An `#error` that is compiled: nvcc stops there; we analyse the rest anyway."""
@@ -194,8 +216,8 @@ class Preprocessor:
             if not os.path.lexists(c):
                 continue
             ab = os.path.abspath(c)
-            if ab in self.once:
-                return
+            if ab in self.once or self.guards.get(ab) in self.macros:
+                return  # included before, and all of it would be skipped: not read again
             why = None if within(c, self.readable_roots) else \
                 "it is outside the linted tree and the -I directories (see -I)"
             text = None
