@@ -307,3 +307,10 @@ def test_many_typedefs_parse_in_linear_time():
     t = time.perf_counter()
     m = parse_cuda(text, "k.cu", Options())
     assert time.perf_counter() - t < 5 and [f.name for f in m.functions] == ["k"]
+
+
+def test_notes_never_quote_control_characters(repo):
+    k = repo / "k.cu"
+    k.write_text('#include "\x1b]0;x\x07.h"\n#error "\x1b[2J"\n__global__ void k(int *d) { d[0] = 1 \x1b; }\n')
+    r = lint(k)
+    assert len(notes(r)) == 3 and not any("\x1b" in n for n in notes(r))

@@ -10,7 +10,7 @@ import re
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
-from .lexer import MAX_QUOTE, Tok, brief
+from .lexer import Tok, brief, quotable
 from .preprocess import preprocess
 from .rewrite import Rewriter
 
@@ -295,7 +295,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
 
 class Quoter:
     """Source text a note may quote: a token written exactly there in the linted file (not one
-    from an include or a macro body), of at most MAX_QUOTE characters."""
+    from an include or a macro body), short and printable (`lexer.quotable`)."""
 
     def __init__(self, path: str, text: str):
         self.path = path
@@ -304,7 +304,7 @@ class Quoter:
     def __call__(self, tok: Tok) -> str:
         """`'x' at line N`, or just where when the token may not be quoted."""
         where = f"line {tok.line}" if tok.path == self.path else f"{tok.path}:{tok.line}"
-        if tok.path != self.path or len(tok.text) > MAX_QUOTE or not 0 < tok.line <= len(self.lines):
+        if tok.path != self.path or not quotable(tok.text) or not 0 < tok.line <= len(self.lines):
             return where
         line = self.lines[tok.line - 1]
         if line[tok.col - 1:tok.col - 1 + len(tok.text)] != tok.text:

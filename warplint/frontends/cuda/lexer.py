@@ -80,5 +80,10 @@ MAX_QUOTE = 40  # characters of source text a note may quote
 
 
 def brief(text: str) -> str:
-    """Source text as a note may quote it: at most MAX_QUOTE characters."""
+    """A name as a note may quote it: at most MAX_QUOTE characters."""
     return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."
+
+
+def quotable(text: str, limit: int = MAX_QUOTE) -> bool:
+    """May a note quote this source text?  Short, and nothing a terminal would act on."""
+    return len(text) <= limit and text.isprintable()

@@ -15,7 +15,7 @@ from ...engine import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
 from ...ir import Loc
-from .lexer import Tok, tokenize
+from .lexer import Tok, brief, quotable, tokenize
 
 MAX_INCLUDE_DEPTH = 24
 MAX_EXPANSION = 2_000_000
@@ -195,7 +195,7 @@ class Preprocessor:
     def error_note(self, at: Tok, rest: list[Tok]) -> str:
         """An `#error` that is compiled: nvcc stops there; we analyse the rest anyway."""
         msg = " ".join(t.text for t in rest)
-        said = f" ({msg[:60]}{'...' if len(msg) > 60 else ''})" if msg and at.path == self.main_path else ""
+        said = f" ({brief(msg)})" if msg and at.path == self.main_path and quotable(msg, len(msg)) else ""
         return f"#error in code that is compiled{said}: nvcc would stop here; analysing the rest anyway"
 
     def include(self, rest, dtok, path, depth, out):
@@ -233,7 +233,7 @@ class Preprocessor:
             self._file(text, os.path.normpath(shown), depth + 1, out)
             return
         self.missing_includes.append((dtok, name))
-        quoted = f" '{name}'" if dtok.path == self.main_path and len(name) <= 80 else ""
+        quoted = f" '{name}'" if dtok.path == self.main_path and quotable(name, 80) else ""
         self.notes.append((dtok, f"#include{quoted} not read: {refused}" if refused else
                            f"#include{quoted} not found (next to the file or in an -I directory): "
                            "what it defines is unknown"))
