@@ -164,3 +164,17 @@ def test_entry_naming_a_file_it_does_not_depend_on_is_a_miss(project):
     entry["findings"][0]["loc"][0] = "/etc/passwd"  # suppressions and fingerprints would read it
     path.write_text(json.dumps(entry))
     assert lint_file(str(p), opts).findings[0].loc.path == str(p)
+
+
+def test_temp_files_of_killed_runs_are_removed(project, monkeypatch):
+    import subprocess
+    import sys
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    d = cache.cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f".{dead}.abc.tmp").write_text("partial")
+    (d / f".{os.getpid()}.live.tmp").write_text("ours, still running")
+    monkeypatch.setattr(cache, "_swept", False)
+    lint_file(str(project.write("k.ptx", BUGGY_PTX)), Options(use_cache=True))
+    assert sorted(p.name for p in d.iterdir() if p.name.endswith(".tmp")) == [f".{os.getpid()}.live.tmp"]

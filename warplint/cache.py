@@ -91,13 +91,14 @@ def stop_recording() -> dict[str, str]:
 
 
 def observe(path: str) -> str:
-    """What stands at `path`: 'absent', or its real path, kind, size and mtime."""
+    """What stands at `path` as far as a front end that does not read it can tell: 'absent', or
+    its kind, size and real path (whether it is a regular file in the tree, within the cap)."""
     try:
         st = os.stat(path)
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return "absent" if not os.path.lexists(path) else "dangling"
-    return f"{stat.S_IFMT(st.st_mode):o}:{st.st_size}:{st.st_mtime_ns}:{real}"
+    return f"{stat.S_IFMT(st.st_mode):o}:{st.st_size}:{real}"
 
 
 def _content(path: str, data: bytes) -> str:
@@ -245,6 +246,26 @@ def load(k: str, path: str):
         return None  # a cache entry is data: whatever is wrong with it, it is a miss
 
 
+TMP_SUFFIX = ".tmp"
+_swept = False
+
+
+def _remove_stale_temps(d: Path) -> None:
+    """Once per process: the temporary files of runs that were killed while storing."""
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    from .fixer import _alive
+    for entry in os.listdir(d):
+        pid = entry[1:].split(".")[0]
+        if entry.startswith(".") and entry.endswith(TMP_SUFFIX) and pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.unlink(d / entry)
+            except OSError:
+                pass
+
+
 def _other_paths(path: str, findings, diagnostics):
     for f in findings:
         locs = [f.loc] + [s.loc for s in f.flow + f.related] + (f.fix.edits if f.fix else [])
@@ -266,7 +287,8 @@ def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> Non
             "findings": [_enc_finding(f, path) for f in findings],
             "diagnostics": [[_enc_loc(x.loc, path), x.severity, x.message] for x in diagnostics]})
         d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+        _remove_stale_temps(d)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.getpid()}.", suffix=TMP_SUFFIX)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(payload)
