@@ -91,6 +91,7 @@ class Function:
     status: str = ""           # full / noted / file-error / silent
     shown: int = 0             # primitives found in --show-masks
     notes: list = field(default_factory=list)
+    construct: str = ""        # what blocks analysis (noted / file-error / silent), see blocking_construct
 
 
 def blank_comments_and_directives(text: str) -> str:
@@ -355,7 +356,7 @@ def parse_masks_text(text: str, shown: list, analysed: set, notes: list) -> None
 
 # --- classification --------------------------------------------------------------------------------
 
-def classify(functions: list[Function], rel: str, result: dict) -> None:
+def classify(functions: list[Function], rel: str, result: dict, lines: list[str] | None = None) -> None:
     shown = {(p, line) for p, line, _ in result["shown"]}
     diags = [d for d in result["diagnostics"] if os.path.normpath(d.get("path", "")) == rel]
     file_failed = result["status"] in ("error", "crash", "timeout")
@@ -377,6 +378,78 @@ def classify(functions: list[Function], rel: str, result: dict) -> None:
                 or [result["status"]]
         else:
             fn.status = "silent"
+        fn.construct = blocking_construct(fn, lines or [], result["analysed"])
+
+
+KNOWN_QUALIFIERS = {"__global__", "__device__", "__host__", "__forceinline__", "__noinline__", "inline", "static",
+                    "extern", "template", "typename", "class", "const", "constexpr", "void", "int", "unsigned",
+                    "float", "double", "bool", "auto", "__inline__", "__launch_bounds__", "struct"}
+
+
+def blocking_construct(fn: Function, lines: list[str], analysed: list[str]) -> str:
+    """The construct that keeps a not-fully-analysed function out of --show-masks, named after the
+    classes of issue 13: from its note (and the source line the note names), else guessed for
+    silent losses from the function's header and the primitives that are missing."""
+    if fn.status == "full":
+        return ""
+    note = fn.notes[0] if fn.notes else ""
+    if fn.status == "file-error":
+        return "header/other extension read as PTX (file error)" if "'#'" in note or "directive" in note \
+            else "file error: " + normalise_note(note)[:60]
+    if fn.status == "noted":
+        return construct_from_note(note, lines)
+    header = " ".join(lines[fn.start - 1:fn.line]) if lines else ""
+    pre = header.split(fn.name + "(")[0] if fn.name + "(" in header else header
+    words = re.findall(r"\b[A-Za-z_]\w*\b", re.sub(r"<[^<>]*>", " ", pre))
+    if any(w.isupper() and len(w) > 2 and w not in KNOWN_QUALIFIERS for w in words) and fn.name not in analysed:
+        return "function qualifier macro from an unread header (silently dropped)"
+    if fn.name not in analysed:
+        return "function neither analysed nor noted (template/helper with no caller in the file?)"
+    missing = {p.text for p in fn.primitives if p.active}
+    if any(t.startswith(".") for t in missing):
+        return "cooperative-groups member call (.shfl/.sync/...) not lowered"
+    if "asm" in missing:
+        return "inline PTX not shown"
+    return "primitive call not shown: " + ", ".join(sorted(missing))[:60]
+
+
+def construct_from_note(note: str, lines: list[str]) -> str:
+    if "member functions" in note:
+        return "class/struct member function (incl. operator(), constructors)"
+    if "inlining depth" in note:
+        return "helper past the inlining depth"
+    m = re.search(r"cannot parse (?:'([^']*)' at )?line (\d+)", note)
+    if not m:
+        return "note: " + normalise_note(note)[:70]
+    tok, line = m.group(1) or "", int(m.group(2))
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    checks = [
+        (tok in ("and", "or", "not"), "alternative operator tokens (and/or/not)"),
+        (re.search(r"\bstatic_assert\b", src), "static_assert"),
+        (re.search(r"\busing\b", src), "using alias / using-declaration"),
+        (re.search(r"\btypedef\b", src), "typedef of a template or qualified type"),
+        (re.search(r"template\s*<\s*>", src), "explicit specialisation template<>"),
+        (re.search(r"\[[&=]?[\w, &]*\]\s*\(", src), "lambda"),
+        (re.search(r"\bfor\s*\([^;]*[^:]:[^:]", src), "range-for"),
+        (re.search(r"\bauto\s*&?\s*\[", src), "structured binding"),
+        (re.search(r"__int128", src), "__int128"),
+        (tok == "." or re.search(r"\.\s*(shfl|sync|ballot|any|all|thread_rank|meta_group_rank)\w*\s*\(", src),
+         "member call on an object (cooperative-groups group, struct method)"),
+        (re.search(r"\w+\s*<[^;()]*>\s*::\s*\w+\s*\(", src), "static member of a class template (X<T>::f())"),
+        (re.search(r"\w+::\w+\s*<", src), "qualified template-id (ns::X<...>)"),
+        (re.search(r"\w\s*\{[^}]*\}|=\s*\{", src) or tok == "{", "brace initialisation"),
+        (re.search(r"\w\s*&\s*\w+\s*[=;(]", src) or tok == "&", "reference local or parameter (T&)"),
+        (re.search(r"\b(cg|cooperative_groups)::", src), "cooperative-groups API (cg::...)"),
+        (tok == "[", "[ in declaration (lambda, attribute, array reference)"),
+        (tok == "(", "direct initialisation / functional cast T(x)"),
+        (bool(re.fullmatch(r"[A-Za-z_]\w*", tok)) and re.search(r"\b" + re.escape(tok) + r"\s*\(", src),
+         "functional cast or call of an unknown type/template T(x)"),
+        (bool(re.fullmatch(r"[A-Za-z_]\w*", tok)), "unknown type name (template parameter or type from an unread header)"),
+    ]
+    for hit, name in checks:
+        if hit:
+            return name
+    return f"syntax not parsed ('{tok}')"
 
 
 def finding_key(f: dict) -> tuple[str, int, str]:
@@ -436,7 +509,7 @@ def sweep_file(repo_dir: str, rel: str, timeout: float, root: str = ROOT) -> dic
                 p.active = any(ln in live for ln in range(p.line, p.end_line + 1))
         functions = [fn for fn in functions if any(p.active for p in fn.primitives)]
     result = run_warplint(repo_dir, rel, timeout, root)
-    classify(functions, os.path.normpath(rel), result)
+    classify(functions, os.path.normpath(rel), result, text.split("\n"))
     return {"path": rel, "functions": [asdict(fn) for fn in functions], **result}
 
 
@@ -480,13 +553,13 @@ def summarise(repo: str, files: list[dict], triage: dict) -> dict:
 
 
 def blockers(files_by_repo: dict) -> collections.Counter:
-    """Normalised note text -> number of not-analysed functions it names."""
+    """(construct, status) -> number of functions with warp primitives it keeps out of the analysis."""
     c = collections.Counter()
     for files in files_by_repo.values():
         for f in files:
             for fn in f["functions"]:
-                if fn["status"] in ("noted", "file-error"):
-                    c[normalise_note(fn["notes"][0])] += 1
+                if fn["status"] != "full":
+                    c[(fn.get("construct") or "?", fn["status"])] += 1
     return c
 
 
@@ -521,6 +594,36 @@ def total_row(rows: list[dict], all_times: list[float]) -> dict:
     return t
 
 
+def sweep(corpus: str, repos: list[str], jobs: int, timeout: float, root: str) -> dict[str, list[dict]]:
+    work = [(r, rel) for r in repos for rel in list_files(os.path.join(corpus, r))]
+    files_by_repo: dict[str, list[dict]] = {r: [] for r in repos}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        results = ex.map(lambda j: sweep_file(os.path.join(corpus, j[0]), j[1], timeout, root), work)
+        for (repo, _), res in zip(work, results):
+            if res is not None:
+                files_by_repo[repo].append(res)
+    return files_by_repo
+
+
+def print_triage(rows: list[dict], triage: dict, gone: set) -> None:
+    """Verdicts per rule, and FP classes per rule, over the triaged findings still reported."""
+    live = {k: row for k, row in triage.items() if k not in gone}
+    by_rule = collections.defaultdict(collections.Counter)
+    classes = collections.defaultdict(collections.Counter)
+    for row in live.values():
+        by_rule[row["rule"]][row["verdict"]] += 1
+        if row["verdict"] == "FP":
+            classes[row.get("fp_class") or "-"][row["rule"]] += 1
+    print("\ntriaged findings by rule:   rule     TP   FP  unc  precision")
+    for rule, c in sorted(by_rule.items()):
+        prec = f"{c['TP'] / (c['TP'] + c['FP']):.2f}" if c["TP"] + c["FP"] else "-"
+        print(f"                            {rule:6} {c['TP']:4} {c['FP']:4} {c['unclear']:4}  {prec}")
+    if classes:
+        print("false positives by issue-12 class (rules):")
+        for cls, c in sorted(classes.items()):
+            print(f"  {cls:6} {sum(c.values()):4}  " + ", ".join(f"{r} {n}" for r, n in sorted(c.items())))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("corpus")
@@ -532,6 +635,8 @@ def main(argv=None) -> int:
     p.add_argument("--sample-triage", type=int, default=0, metavar="N",
                    help="also write OUT/to_triage.tsv: N untriaged findings per repository at random")
     p.add_argument("--seed", type=int, default=12)
+    p.add_argument("--reuse", metavar="JSON", help="re-match a saved OUT/realworld.json against the triage "
+                   "file instead of running warplint again")
     p.add_argument("--warplint-root", default=ROOT,
                    help="source tree of the warplint to measure (e.g. `git archive HEAD` unpacked; default: this one)")
     a = p.parse_args(argv)
@@ -541,20 +646,21 @@ def main(argv=None) -> int:
     repos = sorted(d for d in os.listdir(a.corpus) if os.path.isdir(os.path.join(a.corpus, d))
                    and (not a.repo or d in a.repo))
     triage = load_triage(a.triage)
-    jobs = [(r, rel) for r in repos for rel in list_files(os.path.join(a.corpus, r))]
-    files_by_repo: dict[str, list[dict]] = {r: [] for r in repos}
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for (repo, _), res in zip(jobs, ex.map(lambda j: sweep_file(os.path.join(a.corpus, j[0]), j[1], a.timeout, root),
-                                                jobs)):
-            if res is not None:
-                files_by_repo[repo].append(res)
+    if a.reuse:
+        with open(a.reuse) as f:
+            saved = json.load(f)
+        files_by_repo = {r: saved["files"].get(r, []) for r in repos}
+        measured = saved.get("warplint", "unknown")
+    else:
+        files_by_repo = sweep(a.corpus, repos, a.jobs, a.timeout, root)
+        measured = describe_tree(root)
     wall = time.perf_counter() - t0
 
     rows = [summarise(r.replace("+", "/", 1), files_by_repo[r], triage) for r in repos]
     all_times = [f["seconds"] for fs in files_by_repo.values() for f in fs]
     total = total_row(rows, all_times)
-    print(f"warplint {describe_tree(root)} on {a.corpus}")
+    print(f"warplint {measured} on {a.corpus}")
     print_table(rows + [total])
     cov = 100.0 * total["full"] / total["functions"] if total["functions"] else 100.0
     print(f"\ncoverage: {total['full']} of {total['functions']} functions with warp primitives fully analysed "
@@ -570,13 +676,13 @@ def main(argv=None) -> int:
         print(f"precision: {total['tp'] / (total['tp'] + total['fp']):.3f} "
               f"(TP {total['tp']}, FP {total['fp']}, unclear {total['unclear']}; "
               f"{len(total['untriaged'])} untriaged, {len(total['gone'])} triaged findings gone)")
-    fp_classes = collections.Counter(row.get("fp_class") or "-" for k, row in triage.items()
-                                     if row["verdict"] == "FP" and k not in {tuple(g) for g in total["gone"]})
-    if fp_classes:
-        print("FP classes: " + ", ".join(f"{k} {n}" for k, n in sorted(fp_classes.items())))
-    print("\nnot analysed, by first note (functions):")
-    for msg, n in blockers(files_by_repo).most_common(25):
-        print(f"  {n:4}  {msg[:150]}")
+    print_triage(rows, triage, {tuple(g) for r in rows for g in r["gone"]})
+    print("\nnot fully analysed, by blocking construct (functions with warp primitives; noted/file-error/silent):")
+    table = collections.defaultdict(collections.Counter)
+    for (construct, status), n in blockers(files_by_repo).items():
+        table[construct][status] += n
+    for construct, c in sorted(table.items(), key=lambda kv: -sum(kv[1].values())):
+        print(f"  {sum(c.values()):4}  ({c['noted']:3} / {c['file-error']:3} / {c['silent']:3})  {construct}")
     crashes = [(r["repo"], c) for r in rows for c in r["crashes"]]
     if crashes:
         print("\ncrashes / timeouts: " + ", ".join(f"{r}:{c}" for r, c in crashes))
@@ -584,7 +690,7 @@ def main(argv=None) -> int:
               for fn in f["functions"] if fn["status"] == "silent"]
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "realworld.json"), "w") as f:
-        json.dump({"warplint": describe_tree(root), "rows": rows, "total": total, "files": files_by_repo,
+        json.dump({"warplint": measured, "rows": rows, "total": total, "files": files_by_repo,
                    "silent": silent}, f, indent=1)
     if a.sample_triage:
         write_sample(rows, a.sample_triage, a.seed, os.path.join(a.out, "to_triage.tsv"), files_by_repo)
