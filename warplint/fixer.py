@@ -11,6 +11,7 @@ import difflib
 import errno
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass, field
@@ -178,6 +179,10 @@ def digest(data: bytes) -> str:
 TMP_SUFFIX = ".warplint-tmp"
 
 
+class _EditKept(FixError):
+    """The temporary file holds someone's edit: it must not be removed."""
+
+
 def _err(path: str, e: BaseException) -> FixError:
     return FixError(f"{path}: cannot write: {getattr(e, 'strerror', None) or e}")
 
@@ -201,23 +206,26 @@ def _umask() -> int:
     return mask
 
 
-def _remove_stale_temps(directory: str, name: str) -> None:
-    """Temporary files of `name` left by warplint processes that no longer run (killed)."""
-    prefix = f".{name}."
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[a-z0-9_]+" + re.escape(TMP_SUFFIX))
+_swept: set[str] = set()
+
+
+def _remove_stale_temps(directory: str) -> None:
+    """Once per directory: the temporary files left by warplint processes that no longer run."""
+    if directory in _swept:
+        return
+    _swept.add(directory)
     try:
         entries = os.listdir(directory)
     except OSError:
         return
     for entry in entries:
-        if not (entry.startswith(prefix) and entry.endswith(TMP_SUFFIX)):
-            continue
-        pid = entry[len(prefix):-len(TMP_SUFFIX)].split(".")[0]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
-        try:
-            os.unlink(os.path.join(directory, entry))
-        except OSError:
-            pass
+        m = _TEMP_NAME.fullmatch(entry)
+        if m and not _alive(int(m["pid"])):
+            try:
+                os.unlink(os.path.join(directory, entry))
+            except OSError:
+                pass
 
 
 def _alive(pid: int) -> bool:
@@ -268,7 +276,16 @@ def _take_place(tmp: str, target: str, expect_digest: str | None, st: os.stat_re
         except OSError:
             unchanged = False
         if not unchanged:
-            _exchange(tmp, target)  # put the edit back
+            try:
+                _exchange(tmp, target)  # put the edit back
+            except OSError:
+                kept = tmp[:-len(TMP_SUFFIX)] + ".saved-edit"  # a name later runs leave alone
+                try:
+                    os.rename(tmp, kept)
+                except OSError:
+                    kept = tmp
+                raise _EditKept(f"{target}: changed on disk while being fixed; the version saved meanwhile "
+                                f"is in {kept}") from None
             raise FixError(f"{target}: file changed on disk since it was read; not fixed (run again)")
         os.unlink(tmp)  # the old content
         return
@@ -286,7 +303,7 @@ def _replace(path: str, target: str, data: bytes, st: os.stat_result | None, exp
         raise FixError(f"{path}: has {st.st_nlink} hard links, which replacing it would separate; "
                        "not written")
     d, name = os.path.split(os.path.abspath(target))
-    _remove_stale_temps(d, name)
+    _remove_stale_temps(d)
     try:
         fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.{os.getpid()}.", suffix=TMP_SUFFIX)
     except OSError as e:
@@ -310,7 +327,8 @@ def _replace(path: str, target: str, data: bytes, st: os.stat_result | None, exp
         _take_place(tmp, target, expect_digest, st)
     except BaseException as e:
         try:
-            os.unlink(tmp)
+            if not isinstance(e, _EditKept):
+                os.unlink(tmp)
         except OSError:
             pass
         if isinstance(e, OSError):
