@@ -26,7 +26,7 @@ ROOT = HERE.parent
 TIME_LIMIT_S = 10.0
 RSS_LIMIT = 1 << 30
 AS_LIMIT = 4 << 30
-BOUND_NOTE = re.compile(r": note: .*(work bound|approximate)")
+BOUND_NOTE = re.compile(r": note: .*(work bound|approximate|budget|more than \d+)")
 FINDINGS = re.compile(r"^(\d+) findings? \(", re.M)
 
 PTX_HEAD = ".version 7.0\n.target sm_70\n.address_size 64\n\n"
@@ -70,9 +70,10 @@ def switch(n: int) -> dict:
 def _ptx_kernel(name: str, body: str, regs: int = 8) -> str:
     return (f".visible .entry {name}(.param .u64 p)\n{{\n"
             f"  .reg .pred %p<{regs}>;\n  .reg .b32 %r<{regs}>;\n  .reg .b64 %rd<4>;\n"
-            "  mov.u32 %r1, %tid.x;\n  and.b32 %r2, %r1, 31;\n"
+            "  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, %tid.x;\n  and.b32 %r2, %r1, 31;\n"
             "  setp.lt.u32 %p1, %r2, 16;\n"
-            "  @!%p1 bra $Lhalf;\n  vote.sync.ballot.b32 %r3, %p1, -1;\n$Lhalf:\n"
+            "  @!%p1 bra $Lhalf;\n  vote.sync.ballot.b32 %r3, %p1, -1;\n"
+            "$Lhalf:\n  st.global.u32 [%rd1], %r2;\n"
             + body + "  ret;\n}\n")
 
 
@@ -113,16 +114,21 @@ def ptx_kernels(n: int) -> dict:
     return {"k.ptx": PTX_HEAD + "".join(_ptx_kernel(f"k{j}", "") for j in range(n))}
 
 
+# a second kernel that uses what the family defines, so that the first one's findings show
+# whether the rest of the file is still analysed
+CUDA_USER = "__global__ void m(unsigned *d)\n{{\n  d[threadIdx.x] = {expr};\n}}\n"
+
+
 def macros(n: int) -> dict:
     """Function-like macros, each expanding the previous one twice (2^n tokens)."""
-    defs = "#define F0(x) (x + 1)\n" + "".join(f"#define F{j}(x) F{j - 1}(x) + F{j - 1}(x)\n"
+    defs = "#define F0(x) (x + 1)\n" + "".join(f"#define F{j}(x) (F{j - 1}(x) * F{j - 1}(x))\n"
                                              for j in range(1, n + 1))
-    return {"k.cu": defs + CUDA_HEAD + f"  v = F{n}(v);\n" + CUDA_TAIL}
+    return {"k.cu": defs + CUDA_HEAD + CUDA_TAIL + CUDA_USER.format(expr=f"F{n}(d[0])")}
 
 
 def includes(n: int) -> dict:
     """An include tree where each header includes the next one twice (2^n inclusions)."""
-    files = {"k.cu": '#include "h0.cuh"\n' + CUDA_HEAD + "  v += X;\n" + CUDA_TAIL}
+    files = {"k.cu": '#include "h0.cuh"\n' + CUDA_HEAD + CUDA_TAIL + CUDA_USER.format(expr="X")}
     for j in range(n):
         files[f"h{j}.cuh"] = f'#include "h{j + 1}.cuh"\n' * 2
     files[f"h{n}.cuh"] = "#define X 0\n"
@@ -139,11 +145,11 @@ FAMILIES = {
     "nested_loops": (nested_loops, [2, 4, 8, 13, 20, 40]),
     "gotos": (gotos, [5, 10, 20, 30, 60, 200]),
     "breaks": (breaks, [10, 30, 100, 300]),
-    "switch": (switch, [100, 1000, 3000, 10000]),
+    "switch": (switch, [100, 1000, 3000, 5000]),
     "ptx_branches": (ptx_branches, [10, 30, 100, 300, 1000]),
     "ptx_back_edges": (ptx_back_edges, [10, 30, 100, 300, 1000]),
     "live_registers": (live_registers, [100, 1000, 3000, 5000]),
-    "ptx_kernels": (ptx_kernels, [100, 1000, 3000, 10000]),
+    "ptx_kernels": (ptx_kernels, [100, 300, 1000, 3000]),
     "macros": (macros, [5, 10, 15, 20, 30]),
     "includes": (includes, [5, 10, 15, 20]),
     "findings": (findings, [100, 1000, 3000]),

@@ -120,6 +120,10 @@ class CFG:
 
     def rpo(self) -> list[int]:
         """Reachable blocks in reverse post-order (EXIT excluded)."""
+        return list(self._rpo_order)
+
+    @cached_property
+    def _rpo_order(self) -> list[int]:
         return [b for b in _rpo(self.entry, self._succ) if b != EXIT]
 
     @cached_property

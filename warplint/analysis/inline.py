@@ -21,11 +21,18 @@ def called_functions(module) -> set[str]:
     return out
 
 
-def inline_calls(fn: Function, module, inlined: set[str] | None = None) -> Function:
+def function_table(module) -> dict[str, Function]:
+    """The functions with a body, by name (build it once per module, not once per function)."""
+    return {f.name: f for f in module.functions if f.body}
+
+
+def inline_calls(fn: Function, module, inlined: set[str] | None = None,
+                 table: dict[str, Function] | None = None) -> Function:
     """`fn` with its calls inlined; the names of the functions inlined are added to `inlined`."""
-    table = {f.name: f for f in module.functions if f.body}
     if not any(isinstance(i, Instr) and i.op == "call" for i in fn.body):
         return fn
+    if table is None:
+        table = function_table(module)
     counter = [0]
     body = _expand(fn.body, table, module.language, counter, depth=0, stack=(fn.name,),
                    inlined=set() if inlined is None else inlined)

@@ -15,7 +15,8 @@ instruction executes at all (some cube is satisfiable).
 
 Work is bounded: a set whose representation would exceed `WIDEN_CUBES` cubes (or an
 intersection that would multiply more than `PRODUCT_CAP` cube pairs) is widened to "an unknown
-subset of its possible lanes", a fresh per-lane literal.  That over-approximates the set (every
+subset of its possible lanes", a fresh per-lane literal; a cube with more than `MAX_LITS`
+literals keeps the oldest and one fresh literal for the rest.  That over-approximates the set (every
 lane it may hold stays possible, none is claimed definitely), and `STATS` counts it so that the
 analysis can say its results are approximate.
 """
@@ -27,6 +28,7 @@ from itertools import product
 FULL = 0xFFFFFFFF
 MAX_CUBES = 24
 MAX_VARS = 12
+MAX_LITS = 16  # a cube with more literals keeps the oldest, and one unknown for the rest
 WIDEN_CUBES = 48  # larger sets are widened to an unknown subset of their lanes
 PRODUCT_CAP = 256  # intersections with more cube pairs are widened without being computed
 WIDE_BASE = 1 << 40  # literal ids from here on are widened sets (not in any Literals table)
@@ -121,8 +123,10 @@ class LaneSet:
                 if not b:
                     continue
                 lits = l1 | l2 if l2 else l1
-                if l1 and l2 and any(-x in lits for x in lits):
+                if l1 and l2 and any(-x in l1 for x in l2):
                     continue
+                if len(lits) > MAX_LITS:
+                    lits = _fewer_lits(lits)
                 out.append((b, lits))
         return _simplify(out)
 
@@ -251,6 +255,15 @@ def _bits_of(cubes) -> int:
     for b, _ in cubes:
         bits |= b
     return bits
+
+
+def _fewer_lits(lits: frozenset) -> frozenset:
+    """A cube over too many literals: the MAX_LITS - 1 oldest, and one unknown literal that
+    stands for the others (fewer conditions: a superset of the lanes, none claimed definite)."""
+    STATS["widened"] += 1
+    ordered = sorted(lits, key=abs)
+    rest = frozenset(ordered[MAX_LITS - 1:])
+    return frozenset(ordered[:MAX_LITS - 1]) | {WIDE_BASE + (hash(rest) & 0xFFFFFFFFFF)}
 
 
 def unknown_subset(s: LaneSet, what) -> LaneSet:

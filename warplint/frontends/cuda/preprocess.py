@@ -18,7 +18,8 @@ from ...ir import Loc
 from .lexer import Tok, brief, quotable, tokenize
 
 MAX_INCLUDE_DEPTH = 24
-MAX_EXPANSION = 2_000_000
+MAX_EXPANSION = 50_000  # macro expansion steps per file (bench/kernels/big.cu: 2,790)
+MAX_INCLUDES = 1000  # files included per file (an include tree doubling per level: 2^depth)
 MAX_INCLUDE_BYTES = 1024 * 1024  # all the files one file includes, together (parsing 1 MiB: ~6 s)
 # quoted toolkit headers are <system> headers: not looked for, no note when absent
 TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
@@ -74,6 +75,7 @@ class Preprocessor:
         self.include_paths = list(include_paths)
         self.main_path = main_path
         self.budget = MAX_EXPANSION
+        self.includes_left = MAX_INCLUDES
         self.include_bytes_left = MAX_INCLUDE_BYTES
         self.readable_roots = [tree or os.path.dirname(main_path) or "."] + self.include_paths
         self.missing_includes: list[tuple[Tok, str]] = []
@@ -208,6 +210,12 @@ class Preprocessor:
             raise PPError(dtok, f"#include nested deeper than {MAX_INCLUDE_DEPTH}")
         if name in TOOLKIT_HEADERS:
             return
+        if self.includes_left <= 0:
+            if self.includes_left == 0:
+                self.notes.append((dtok, f"more than {MAX_INCLUDES} #include files: this and later "
+                                         "ones are not read"))
+                self.includes_left = -1
+            return
         cands = [os.path.join(os.path.dirname(path) or ".", name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
         refused = None
@@ -229,6 +237,7 @@ class Preprocessor:
             if text is None:
                 refused = refused or why
                 continue
+            self.includes_left -= 1
             shown = os.path.relpath(c) if not os.path.isabs(path) else ab
             self._file(text, os.path.normpath(shown), depth + 1, out)
             return
@@ -312,9 +321,14 @@ class Preprocessor:
                 out.append(t)
                 continue
             m = macros[t.text]
-            self.budget -= 1 + len(m.body)
-            if self.budget < 0:
-                raise PPError(t, "macro expansion too large")
+            if self.budget >= 0:
+                self.budget -= 1 + len(m.body)
+                if self.budget < 0:
+                    self.notes.append((t, f"macro expansion budget ({MAX_EXPANSION} steps) reached: this "
+                                          "and later macro uses are left unexpanded"))
+            if self.budget < 0:  # past the budget: left as written (an unknown name)
+                out.append(t)
+                continue
             if m.params is None:
                 hide = t.hide | {m.name}
                 body = [b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
