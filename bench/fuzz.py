@@ -308,7 +308,7 @@ class Slot:
     def start(self):
         ctx, schema_path, max_rss_mb = self.args
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=worker, args=(child, schema_path, max_rss_mb), daemon=True)
+        self.proc = ctx.Process(target=worker, args=(child, schema_path, max_rss_mb))  # not daemonic: warplint starts workers of its own
         self.proc.start()
         child.close()
         self.case, self.sent = None, 0.0
