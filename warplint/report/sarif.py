@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 built with sarif-om and serialised with jschema-to-python.
+"""SARIF 2.1.0 built with sarif-om (its attrs classes) and serialised to JSON here.
 
 What GitHub code scanning and IDE viewers read: rule metadata with help, relative URIs under
 `%SRCROOT%`, stable partial fingerprints, the divergence path as a code flow, fixes, in-source
@@ -196,10 +196,32 @@ def build_log(report: Report):
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
+def _plain(obj):
+    """The sarif-om object tree as JSON data: schema property names, values equal to their
+    attrs default left out (what jschema_to_python.to_json does, without its deep copy of every
+    subtree at every level, which made rendering quadratic in the depth of the log)."""
+    if isinstance(obj, (list, tuple)):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if not hasattr(obj, "__attrs_attrs__"):
+        return obj
+    fields = {f.name: f for f in obj.__attrs_attrs__}
+    out = {}
+    for name, value in vars(obj).items():
+        f = fields.get(name)
+        if f is not None:
+            default = f.default.factory() if hasattr(f.default, "factory") else f.default
+            if value == default:
+                continue
+            name = f.metadata.get("schema_property_name", name)
+        out[name] = _plain(value)
+    return out
+
+
 def render_sarif(report: Report) -> str:
-    from jschema_to_python.to_json import to_json
-    data = printable_data(json.loads(to_json(build_log(report))))
-    # jschema-to-python drops values equal to the schema default; spell out the levels anyway
+    data = printable_data(_plain(build_log(report)))
+    # values equal to the schema default are left out; spell out the levels anyway
     run = data["runs"][0]
     for rd in run["tool"]["driver"].get("rules", []):
         if "defaultConfiguration" in rd:
