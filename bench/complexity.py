@@ -99,12 +99,11 @@ def ptx_back_edges(n: int) -> dict:
 
 def live_registers(n: int) -> dict:
     """n registers defined up front and used after a chain of lane-dependent branches."""
-    body = ["  ld.param.u64 %rd1, [p];\n"]
-    body += [f"  ld.global.u32 %r{8 + j}, [%rd1+{4 * j}];\n" for j in range(n)]
+    body = [f"  mul.lo.u32 %r{8 + j}, %r1, {j + 3};\n" for j in range(n)]
     for j in range(n):
-        body.append(f"  setp.gt.u32 %p2, %r{8 + j}, %r2;\n  @%p2 bra $L{j};\n"
+        body.append(f"  setp.gt.u32 %p2, %r{8 + j}, {j};\n  @%p2 bra $L{j};\n"
                     f"  add.u32 %r5, %r5, {j};\n$L{j}:\n")
-    body += [f"  st.global.u32 [%rd1], %r{8 + j};\n" for j in range(n)]
+    body += [f"  add.u32 %r5, %r5, %r{8 + j};\n" for j in range(n)]
     body.append("  vote.sync.ballot.b32 %r3, %p1, -1;\n")
     return {"k.ptx": PTX_HEAD + _ptx_kernel("k", "".join(body), regs=n + 16)}
 

@@ -9,7 +9,7 @@ from .divergence import FunctionAnalysis, MemAccess
 from .lanes import definite_bits
 from .values import Aff
 
-MAX_PENDING = 48
+MAX_PENDING = 128  # accesses since the last barrier each new one is compared with
 MAX_PASSES = 6
 
 
