@@ -166,7 +166,7 @@ def _of(x, t):
 def _int(x, optional=False):
     if x is None and optional:
         return None
-    if _of(x, int) < 0 or x > 1 << 40:
+    if _of(x, int) < 1 or x > 1 << 40:
         raise _Bad("position out of range")
     return x
 
@@ -276,12 +276,13 @@ def _other_paths(path: str, findings, diagnostics):
 def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> None:
     """Store the results of `path` (which depend on `deps`, from `stop_recording`)."""
     d = cache_dir()
-    known = {os.path.abspath(p) for p in deps}
-    for p in _other_paths(path, findings, diagnostics):  # locations must be in files it depends on
-        if os.path.abspath(p) not in known:
-            deps = {**deps, p: observe(p)}
-            known.add(os.path.abspath(p))
     try:
+        deps = dict(deps)
+        known = {os.path.abspath(p) for p in deps}
+        for p in _other_paths(path, findings, diagnostics):  # a location's file is a dependency too
+            if os.path.abspath(p) not in known:
+                deps[p] = observe(p)
+                known.add(os.path.abspath(p))
         payload = json.dumps({
             "format": FORMAT, "deps": deps, "where": _where(path) if deps else None,
             "findings": [_enc_finding(f, path) for f in findings],
