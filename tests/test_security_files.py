@@ -14,9 +14,12 @@ from warplint.report.sources import Sources, split_lines
 
 LINE_BREAKS_OF_SPLITLINES = "\f\v\x1c\x1d\x1e\x85\u2028\u2029"
 
+# the reproducer: with str.splitlines() the suppression's line was looked up one line
+# too early, and the fix turned its line and the next into "  d[threadId  d[0] = y;"
 FORM_FEED_CU = ("/* page 2 */\f\n"
-                "__global__ void kernel_with_a_long_name(int *d, int y, int unused_parameter) {\n"
-                "  d[threadIdx.x] = d[threadIdx.x + y] * 2; // warplint: ignore[WL003]\n"
+                "__global__ void k(int *d, int y) {\n"
+                "  int t = y;" + " " * 31 + "// t: the offset of this page\n"
+                "  d[threadIdx.x] = d[threadIdx.x + t] * 2; // warplint: ignore[WL003]\n"
                 "  d[0] = y;\n"
                 "}\n")
 
@@ -24,6 +27,7 @@ FORM_FEED_CU = ("/* page 2 */\f\n"
 def test_fix_after_a_form_feed_removes_only_the_comment(project, run_cli):
     p = project.write("k.cu", FORM_FEED_CU)
     status, out, err = run_cli("--no-cache", "--report-unused-suppressions", "--fix", "k.cu")
+    assert "fixed 1 finding" in err
     assert p.read_text() == FORM_FEED_CU.replace(" // warplint: ignore[WL003]", "")
 
 
