@@ -97,6 +97,15 @@ def ptx_back_edges(n: int) -> dict:
     return {"k.ptx": PTX_HEAD + _ptx_kernel("k", "".join(body))}
 
 
+def loop_votes(n: int) -> dict:
+    """One loop with n lane-dependent back edges and a full-mask vote before each."""
+    body = ["$Lhead:\n"]
+    for j in range(n):
+        body.append(f"  vote.sync.ballot.b32 %r3, %p1, -1;\n  ld.global.u32 %r4, [%rd1+{4 * j}];\n"
+                    f"  setp.gt.u32 %p2, %r4, %r2;\n  @%p2 bra $Lhead;\n")
+    return {"k.ptx": PTX_HEAD + _ptx_kernel("k", "".join(body))}
+
+
 def live_registers(n: int) -> dict:
     """n registers defined up front and used after a chain of lane-dependent branches."""
     body = [f"  mul.lo.u32 %r{8 + j}, %r1, {j + 3};\n" for j in range(n)]
@@ -147,6 +156,7 @@ FAMILIES = {
     "switch": (switch, [100, 1000, 3000, 5000]),
     "ptx_branches": (ptx_branches, [10, 30, 100, 300, 1000]),
     "ptx_back_edges": (ptx_back_edges, [10, 30, 100, 300, 1000]),
+    "loop_votes": (loop_votes, [10, 30, 100, 300, 1000]),
     "live_registers": (live_registers, [100, 1000, 3000, 5000]),
     "ptx_kernels": (ptx_kernels, [100, 300, 1000, 3000]),
     "macros": (macros, [5, 10, 15, 20, 30]),

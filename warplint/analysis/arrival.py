@@ -16,6 +16,9 @@ from .divergence import FunctionAnalysis
 from .lanes import FULL_SET, LaneSet
 
 MAX_VISIT = 5000
+MAX_DIVERGENCES = 64  # divergent branches followed per instruction
+BOUND_NOTE = (f"analysis work bound reached: for instructions under more than {MAX_DIVERGENCES} "
+              "divergent branches, the lanes of the others are assumed to possibly skip them")
 
 
 @dataclass
@@ -29,11 +32,18 @@ class Divergence:
 
 def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], bool],
                 kernel: bool) -> list[Divergence]:
+    """The divergent branches `block` depends on, and where their other lanes go.  Past
+    MAX_DIVERGENCES branches the walk stops: the next one is taken as "mixed" (some lanes
+    may skip), an over-approximation, with a note."""
     out = []
     seen = set()
+    expanded = set()
     todo = [block]
     while todo:
         b = todo.pop()
+        if b in expanded:
+            continue
+        expanded.add(b)
         for x, s in fa.cd.get(b, ()):
             if (x, s) in seen:
                 continue
@@ -43,6 +53,11 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
             if cond is None or cond == FULL_SET:
                 continue
             others = [o for o in fa.cfg.succs(x) if o != s]
+            if len(out) == MAX_DIVERGENCES:
+                if BOUND_NOTE not in fa.notes:
+                    fa.notes.append(BOUND_NOTE)
+                out.append(Divergence(x, s, others, "mixed", cond))
+                return out
             fate = _fate(fa, x, others, block, matches, kernel)
             out.append(Divergence(x, s, others, fate, cond))
     return out

@@ -88,10 +88,10 @@ class FunctionAnalysis:
 
     def why(self, block: int, limit: int = 4) -> list[Step]:
         """The branches that made this block's lanes diverge, outermost first."""
-        steps: list[Step] = []
+        found: list[tuple] = []  # (branch block, its terminator, condition), innermost first
         seen = set()
         todo = [block]
-        while todo and len(steps) < limit:
+        while todo and len(found) < limit:
             b = todo.pop()
             for x, s in self.cd.get(b, ()):
                 if (x, s) in seen:
@@ -103,12 +103,14 @@ class FunctionAnalysis:
                 term = self.cfg.blocks[x].terminator
                 if term is None:
                     continue
-                lanes = self.masks.get(x, FULL_SET).and_(cond)
-                steps.append(Step(term.loc, f"lanes diverge here: {describe(lanes, self.lits)} "
-                                  "take the path to the instruction"))
+                found.append((x, term, cond))
                 todo.append(x)
-        steps.reverse()
-        return steps[:limit]
+        steps = []
+        for x, term, cond in reversed(found[-limit:] if len(found) > limit else found):
+            lanes = self.masks.get(x, FULL_SET).and_(cond)  # described only for the steps shown
+            steps.append(Step(term.loc, f"lanes diverge here: {describe(lanes, self.lits)} "
+                              "take the path to the instruction"))
+        return steps
 
 
 class _Run:

@@ -29,8 +29,8 @@ FULL = 0xFFFFFFFF
 MAX_CUBES = 24
 MAX_VARS = 12
 MAX_LITS = 16  # a cube with more literals keeps the oldest, and one unknown for the rest
-WIDEN_CUBES = 48  # larger sets are widened to an unknown subset of their lanes
-PRODUCT_CAP = 256  # intersections with more cube pairs are widened without being computed
+WIDEN_CUBES = 32  # larger sets are widened to an unknown subset of their lanes
+PRODUCT_CAP = 96  # intersections with more cube pairs are widened without being computed
 WIDE_BASE = 1 << 40  # literal ids from here on are widened sets (not in any Literals table)
 STATS = {"widened": 0}  # how many sets were widened in this process
 
