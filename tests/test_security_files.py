@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import BUGGY_PTX, CLEAN_PTX
 
 from warplint.findings import Finding
 from warplint.ir import Loc
@@ -81,9 +82,6 @@ def test_many_findings_in_one_file_are_linear():
 
 
 # -- --output writes only where it should (item 4) ----------------------------------------------
-
-from conftest import BUGGY_PTX, CLEAN_PTX  # noqa: E402
-
 
 def test_output_through_a_symlink_keeps_the_link(project, run_cli):
     project.write("k.ptx", CLEAN_PTX)
