@@ -287,6 +287,8 @@ def test_malformed_loc_explained():
     assert where(e) == "6:9: unexpected 'x' - expected an integer"
     e = error_at(kernel("\t.loc \"k.cu\" 4 2"))
     assert where(e) == "6:7: unexpected '\"k.cu\"' - expected an integer"
+    e = error_at(kernel("\t.loc 1\n\tret;"))
+    assert where(e) == "6:8: expected an integer at the end of the line, found 'ret' on the next line"
 
 
 def test_error_column_in_a_later_function():

@@ -161,10 +161,11 @@ def _describe(e: UnexpectedInput, text: str) -> tuple[int, str, int | None]:
     prev = e.token_history[-1] if e.token_history else None
     if tok.type == "$END" and "RBRACE" in expected:
         return pos, message, _unclosed_brace(text)
-    if (prev is not None and "SEMI" in expected and "STATE_SPACE" not in expected
-            and "\n" in text[prev.end_pos:pos]):
-        # the statement ended at the end of the previous line: say so there
-        return prev.end_pos, f"expected ';' at the end of the line, found {_found(tok)} on the next line", None
+    if prev is not None and "STATE_SPACE" not in expected and "\n" in text[prev.end_pos:pos]:
+        # inside a statement, and the next token is on a later line: the statement most likely
+        # ends early (a missing ';', a `.loc` short of numbers): say so where the line ends
+        words = "';'" if "SEMI" in expected else _expected_words(expected)
+        return prev.end_pos, f"expected {words} at the end of the line, found {_found(tok)} on the next line", None
     return pos, message, None
 
 
