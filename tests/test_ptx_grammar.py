@@ -132,6 +132,23 @@ def test_statement_continued_on_the_next_line():
         assert parse_module(text, "c.ptx", fast=False).functions[0].body[0].opcode in ("mov.u32", "nanosleep.u32", "bra")
 
 
+def test_statement_after_loc_on_the_same_line():
+    """Found by mutating generated PTX: a `.loc` took the whole line, so a statement after it on
+    that line was dropped without a word (hand parser bug)."""
+    for body, count in (("\t.loc 1 10 ;\tret;", 2), ("\t.loc 1 2 3 mov.u32 %r1, %r2;", 2),
+                        ("\t.loc 2 6 5, function_name $L__info_string0, inlined_at 1 9 3@%p1 exit;", 2),
+                        ("\t.loc 1 2 3 // a comment\n\t.loc 1 4 5", 1)):
+        text = kernel(body) + '.file 1 "a.cu"\n.file 2 "b.h"\n'
+        assert_same_ir(text, "l.ptx")
+        assert len(parse_module(text, "l.ptx").functions[0].body) == count
+
+
+def test_opcodes_start_with_a_letter():
+    assert grammar_error(kernel("\tmov.u32 %r1, %r2;\n\t%r1 mov.u32;")) is not None
+    e = error_at(kernel("\t%r1 mov.u32;"))
+    assert e.loc.line == 6
+
+
 # -- generated PTX --------------------------------------------------------------------------------
 _REGS = ["%r1", "%r2", "%r7", "lane", "%tid.x", "%laneid", "%ctaid.y", "WARP_SZ"]
 _INTS = ["0", "1", "31", "-1", "-16", "0x1f", "0XFFFFFFFF", "017", "0b1011", "7U", "0x10U", "4294967295"]

@@ -25,6 +25,7 @@ from ...targets import parse_ptx_target
 from .parser import _SPACES, _display_name, _float, _int, _opcode_info, _show
 
 _PARSER: Lark | None = None
+_NAME_TOKENS = ("WORD", "SYMBOL")
 
 
 def ptx_parser() -> Lark:
@@ -40,7 +41,7 @@ def ptx_parser() -> Lark:
 # -- syntax errors explained --------------------------------------------------------------------
 # what a terminal stands for, in the words of an error message
 _WORDS = {
-    "NAME": "a name", "CALL": "'call'", "TYPE": "a type", "VECTOR": "a vector size",
+    "WORD": "a name", "SYMBOL": "a name", "CALL": "'call'", "TYPE": "a type", "VECTOR": "a vector size",
     "PTR": "'.ptr'", "SECTION_NAME": "a section name", "INT": "an integer", "FLOAT": "a number",
     "STRING": "a string", "SEMI": "';'", "BANG": "'!'", "BAR": "'|'", "PLUS": "'+'", "MINUS": "'-'",
     "LBRACE": "'{'", "RBRACE": "'}'", "STATE_SPACE": "a declaration", "PARAM_SPACE": "'.param' or '.reg'",
@@ -49,11 +50,11 @@ _WORDS = {
 }
 # sets of terminals that together mean one thing; the first that fits names them all
 _GROUPS = (
-    ({"NAME", "CALL", "STATE_SPACE", "RBRACE"},
+    ({"WORD", "SYMBOL", "CALL", "STATE_SPACE", "RBRACE"},
      "an instruction, a label, a declaration or '}'"),
-    ({"NAME", "CALL", "STATE_SPACE"}, "an instruction, a label or a declaration"),
-    ({"NAME", "INT", "LSQB"}, "a register, an immediate or an address"),
-    ({"NAME", "INT", "MINUS"}, "a register or an immediate"),
+    ({"WORD", "SYMBOL", "CALL", "STATE_SPACE"}, "an instruction, a label or a declaration"),
+    ({"WORD", "SYMBOL", "INT", "LSQB"}, "a register, an immediate or an address"),
+    ({"WORD", "SYMBOL", "INT", "MINUS"}, "a register or an immediate"),
 )
 # terminals left out of the list when a statement could simply end here instead
 _OPERAND_EXTRAS = {"FLOAT", "BANG", "LBRACE", "LPAR", "MINUS"}
@@ -158,15 +159,30 @@ def _describe(e: UnexpectedInput, text: str) -> tuple[int, str, int | None]:
     elif not found.startswith("unknown"):
         found = "unexpected " + found
     message = f"{found} - expected {_expected_words(expected)}"
-    prev = e.token_history[-1] if e.token_history else None
+    prev_end = _end_of_previous_token(text, pos)
     if tok.type == "$END" and "RBRACE" in expected:
         return pos, message, _unclosed_brace(text)
-    if prev is not None and "STATE_SPACE" not in expected and "\n" in text[prev.end_pos:pos]:
+    if prev_end and "STATE_SPACE" not in expected and "\n" in text[prev_end:pos]:
         # inside a statement, and the next token is on a later line: the statement most likely
         # ends early (a missing ';', a `.loc` short of numbers): say so where the line ends
         words = "';'" if "SEMI" in expected else _expected_words(expected)
-        return prev.end_pos, f"expected {words} at the end of the line, found {_found(tok)} on the next line", None
+        return prev_end, f"expected {words} at the end of the line, found {_found(tok)} on the next line", None
     return pos, message, None
+
+
+def _end_of_previous_token(text: str, pos: int) -> int:
+    """Where the last token before `pos` ends (white space and comments skipped)."""
+    end = pos
+    while True:
+        end = len(text[:end].rstrip())
+        if text.endswith("*/", 0, end) and text.rfind("/*", 0, end - 2) >= 0:
+            end = text.rfind("/*", 0, end - 2)
+            continue
+        line_start = text.rfind("\n", 0, end) + 1
+        comment = text.find("//", line_start, end)
+        if comment < 0:
+            return end
+        end = comment
 
 
 def _unclosed_brace(text: str) -> int | None:
@@ -246,6 +262,10 @@ def _tokens(tree: Tree, kind: str) -> list[Token]:
     return [c for c in tree.children if isinstance(c, Token) and c.type == kind]
 
 
+def _names(tree: Tree) -> list[Token]:
+    return [c for c in tree.children if isinstance(c, Token) and c.type in _NAME_TOKENS]
+
+
 def _subtrees(tree: Tree, name: str) -> list[Tree]:
     return [c for c in tree.children if isinstance(c, Tree) and c.data == name]
 
@@ -301,7 +321,7 @@ class _Builder:
                 self.module.ptx_version = (int(parts[0]), int(parts[1]) if len(parts) > 1 and parts[1] else 0)
             elif kind == "target":
                 if self.module.target is None:
-                    self.module.target = parse_ptx_target(" ".join(t.value for t in item.children))
+                    self.module.target = parse_ptx_target(" ".join(t.value for t in _names(item)))
             elif kind == "file":
                 self.file(item)
             elif kind == "loc":
@@ -327,7 +347,7 @@ class _Builder:
         fileno, line, col = nums[0], nums[1], nums[2] if len(nums) > 2 else 1
         inlined = _subtrees(item, "loc_inlined")
         if inlined:
-            at = [int(t.value) for t in inlined[0].children if t.type == "INT"]
+            at = [int(t.value) for t in _tokens(inlined[0], "INT")]
             at = at[1:] if _tokens(inlined[0], "PLUS") else at  # `function_name f+4`
             if at[1]:  # code inlined from a helper: reported at the call site
                 fileno, line, col = at[0], at[1], at[2] if len(at) > 2 else 1
@@ -359,11 +379,11 @@ class _Builder:
         for p in _subtrees(plist, "param"):
             ranges = _subtrees(p, "reg_range")
             count = _int(ranges[0].children[0].value) if ranges else 0
-            out.append((_tokens(p, "NAME")[0].value, _tokens(p, "PARAM_SPACE")[0].value, count))
+            out.append((_names(p)[0].value, _tokens(p, "PARAM_SPACE")[0].value, count))
         return out
 
     def function(self, item: Tree, start: int) -> None:
-        name = _tokens(item, "NAME")[0]
+        name = _names(item)[0]
         lists = _subtrees(item, "param_list")
         rets = [self.params(pl) for pl in lists if pl.meta.start_pos < name.start_pos]
         params = [self.params(pl) for pl in lists if pl.meta.start_pos > name.start_pos]
@@ -409,7 +429,7 @@ class _Builder:
             elif kind == "file":
                 self.file(item)
             elif kind == "targets":
-                names = _tokens(item, "NAME")
+                names = _names(item)
                 if _tokens(item, "TARGETS_KIND")[0].value == ".branchtargets":
                     scope.branchtargets[names[0].value] = [t.value for t in names[1:]]
             elif kind == "block":
@@ -455,7 +475,7 @@ class _Builder:
         semi = _tokens(item, "SEMI")[0].start_pos
         guard = None
         for g in _subtrees(item, "guard"):
-            reg = self.resolve(_tokens(g, "NAME")[0].value, scope, False)
+            reg = self.resolve(_names(g)[0].value, scope, False)
             if not isinstance(reg, Reg):
                 raise InputError(Loc(self.path, *self.pos(g.meta.start_pos)), "guard is not a register")
             guard = (reg.name, bool(_tokens(g, "BANG")))
@@ -465,11 +485,11 @@ class _Builder:
             rets = _subtrees(item, "call_returns")
             args = _subtrees(item, "call_args")
             dests = tuple(self.value(c, scope, False) for c in rets[0].children) if rets else ()
-            callee = self.resolve(_tokens(item, "NAME")[0].value, scope, True)
+            callee = self.resolve(_names(item)[0].value, scope, True)
             srcs = (callee,) + (tuple(self.value(c, scope, False) for c in args[0].children) if args else ())
             negated: frozenset = frozenset()
         else:
-            opcode = _tokens(item, "NAME")[0].value
+            opcode = _tokens(item, "WORD")[0].value
             base, label_ops, may_write = _opcode_info(opcode)
             ops, neg, first_group = [], set(), 0
             for group_no, group in enumerate(_subtrees((_subtrees(item, "operands") or [Tree("x", [])])[0],
@@ -499,7 +519,7 @@ class _Builder:
             scope.branch_fixups.append((ins, tuple(scope.ids)))
 
     def value(self, v, scope: _Scope, label_pos: bool):
-        if isinstance(v, Token):  # a bare NAME (call argument, vector element)
+        if isinstance(v, Token):  # a bare name (call argument, vector element)
             return self.resolve(v.value, scope, False)
         kind = v.data
         if kind == "name_operand":
@@ -515,7 +535,7 @@ class _Builder:
         if kind == "address":
             base, off = None, 0
             b = _subtrees(v, "address_base")[0].children
-            if b[-1].type == "NAME":
+            if b[-1].type in _NAME_TOKENS:
                 base = self.resolve(b[0].value, scope, False)
             else:
                 off = -_int(b[-1].value) if len(b) == 2 else _int(b[-1].value)

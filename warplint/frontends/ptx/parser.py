@@ -43,7 +43,7 @@ _FAST_OP = (rf"(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|{_INT}"
 # addresses) is one `T` token; anything else is left to the general tokens below
 _FAST_OPS = r"[ \t]+[^;\n{}()!\"/:@<>=*]*"
 # (a dotted opcode or at least one operand: `name;` is a declaration's last name, not `ret;`)
-_FAST = (rf"(?P<T>(?:@!?%?{_NAME}[ \t]+)?[A-Za-z_][\w$]*"
+_FAST = (rf"(?P<T>(?:@!?%?{_NAME}[ \t]+)?[A-Za-z][\w$]*"
          rf"(?:(?:(?:\.|::)[\w$]+)+(?:{_FAST_OPS})?|{_FAST_OPS})[ \t]*;)")
 _GENERAL = r"""
       (?P<L>\.loc(?![\w$.])[^\n]*)
@@ -83,8 +83,10 @@ _FAST_NAME_OFF = re.compile(rf"(%?{_NAME})[ \t]*([+-])[ \t]*(\d+)", re.ASCII)
 _SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*(?=\{)")
 _SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
 _FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
-_LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?"
-                       r"(?:[^\n]*?,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?[^\n]*")
+# `.loc` up to its last number: what follows on its line is the next statement
+_LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?(?:[ \t]*,[ \t]*function_name[ \t]+[\w$.]+"
+                       r"(?:[ \t]*\+[ \t]*\d+)?[ \t]*,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?"
+                       r"(?![\w$.])")
 
 _SPACES = {".global": "global", ".shared": "shared", ".const": "const", ".local": "local",
            ".param": "param", ".tex": "global", ".surf": "global", ".sampler": "global"}
@@ -432,8 +434,8 @@ class _Parser:
     def loc_directive(self, p: int, v: str) -> None:
         """`.loc file line col[, function_name f, inlined_at file line col]` (token text `v`)."""
         self.i += 1
-        key = self.loc_cache.get(v)
-        if key is None:
+        cached = self.loc_cache.get(v)
+        if cached is None:
             m = _LOC_ARGS.match(v, 4)
             if not m:
                 raise self.error(p, "expected '.loc <file> <line> <column>'")
@@ -444,7 +446,13 @@ class _Parser:
             else:
                 fileno, line = int(m[1]), int(m[2])
                 col = int(m[3]) if m[3] else 1
-            key = self.loc_cache[v] = (fileno, line, max(col, 1)) if line else ()
+            key = (fileno, line, max(col, 1)) if line else ()
+            cached = self.loc_cache[v] = key, (m.end() if v[m.end():].strip() else 0)
+        key, rest = cached
+        if rest:  # more on the line (a comment, a statement): its tokens come next
+            more: list = []
+            self.general_tokens(p + rest, p + len(v), more.append)
+            self.toks[self.i:self.i] = more
         if not key or not self.map_locations:
             self.cur_loc = None
         else:
@@ -846,7 +854,7 @@ class _Parser:
             guard = (g.name, neg)
             i = j + 1
         k, opcode, p = toks[i]
-        if k != "N":
+        if k != "N" or not opcode[0].isalpha():  # opcodes start with a letter (not `%r1`)
             self.i = i
             raise self.tok_error(toks[i], "an instruction opcode")
         base, label_ops, may_write = _opcode_info(opcode)
