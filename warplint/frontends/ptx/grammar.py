@@ -56,8 +56,9 @@ _GROUPS = (
     ({"WORD", "SYMBOL", "INT", "LSQB"}, "a register, an immediate or an address"),
     ({"WORD", "SYMBOL", "INT", "MINUS"}, "a register or an immediate"),
 )
-# terminals left out of the list when a statement could simply end here instead
+# in an operand position these go without saying
 _OPERAND_EXTRAS = {"FLOAT", "BANG", "LBRACE", "LPAR", "MINUS"}
+# terminals left out of the list when a statement could simply end here instead
 _CONTINUATIONS = {"PLUS", "MINUS", "BAR", "LSQB", "LESSTHAN", "EQUAL", "LPAR", "INT"}
 # hand-parser messages that stay: lexical ones (same column, same words) and semantic ones
 _HAND_WORDS_KEPT = ("unterminated", "unexpected character", "call without a callee", "bad ",
@@ -112,8 +113,7 @@ def _found(tok: Token) -> str:
         return "end of input"
     if tok.type == "SECTION_NAME":  # the catch-all: no directive of that name exists
         return f"unknown directive '{_show(tok.value)}'"
-    if tok.type in ("STATE_SPACE", "PARAM_SPACE", "TYPE", "SECTION_NAME", "PERF_DIRECTIVE") or (
-            tok.value.startswith(".") and len(tok.value) > 1):
+    if tok.value.startswith(".") and len(tok.value) > 1:
         return f"directive '{_show(tok.value)}'"
     return f"'{_show(tok.value)}'"
 
