@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import sys
 
+from .severity import SEVERITIES
+
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-SEVERITIES = ("note", "warning", "error")
 DEFAULT_TIMEOUT = 120.0  # seconds per file in a worker process
 
 

@@ -4,12 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .ir import Loc
-
-SEVERITIES = ("note", "warning", "error")  # ascending
-
-
-def severity_rank(sev: str) -> int:
-    return SEVERITIES.index(sev)
+from .severity import SEVERITIES, severity_rank  # noqa: F401 (the one list, re-exported)
 
 
 @dataclass(frozen=True, slots=True)
