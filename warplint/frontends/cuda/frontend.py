@@ -31,139 +31,19 @@ def arch_of(target: str | None) -> int:
 
 
 class _Parser:
-    """pycparser fed with our own tokens (no second lexing pass) and a preset set of typedef
-    names.  A token's `lineno` is its 1-based index in the chunk, so every AST coordinate maps
-    back to the exact original token."""
+    """pycparser through its public API: the tokens one per line after a line of typedefs, so
+    an AST coordinate's line is the token's 1-based index in the chunk + `offset`."""
+    offset = 1
 
     def __init__(self):
         from pycparser import c_parser
-        self.mod = c_parser
         self.parser = c_parser.CParser()
-        self.kinds: dict[str, str | None] = {}
-        if _Parser.fast:
-            try:
-                from pycparser import c_lexer
-                self.Token = c_lexer._Token
-                self.classifier = c_lexer.CLexer(lambda *a: None, lambda: None, lambda: None, lambda n: False)
-                _Parser.fast = self._self_test()
-            except Exception:  # noqa: BLE001 - another pycparser: public API only
-                _Parser.fast = False
-
-    def _self_test(self) -> bool:
-        from .lexer import tokenize
-        toks = [t for t in tokenize("int f(T *a) { if (a) return a[0] + 1; return 0; }", "") if t.kind != "nl"]
-        ast = self._parse_fast(toks, {"T"})
-        fd = ast.ext[0]
-        return type(fd).__name__ == "FuncDef" and fd.decl.coord.line == 2 and \
-            fd.body.block_items[0].cond.coord.line == 11
-
-    def kind(self, text: str):
-        k = self.kinds.get(text, 0)
-        if k == 0:
-            cl = self.classifier
-            try:
-                cl.input(text, "")
-                tok = cl.token()
-                k = tok.type if tok is not None and tok.value == text and cl.token() is None else None
-            except Exception:  # noqa: BLE001
-                k = None
-            self.kinds[text] = k
-        return k
-
-    offset = 0
-    fast = True  # feed tokens through pycparser's (private) token stream; else re-lex text
 
     def parse(self, toks, typedefs: set[str]):
-        """AST of the tokens; coordinates' lines are 1-based token indices (+ `self.offset`)."""
-        if self.fast:
-            try:
-                self.offset = 0
-                return self._parse_fast(toks, typedefs)
-            except (AttributeError, TypeError, NameError) as e:
-                if not _internal_error(e):
-                    raise
-                self.fast = False  # another pycparser version: use its public API only
-        return self._parse_text(toks, typedefs)
-
-    def _parse_text(self, toks, typedefs):
-        """Public-API fallback: one token per line after a line of typedefs."""
-        used = {t.text for t in toks if t.kind == "id"} & typedefs
-        own = {toks[i + 1].text for i, t in enumerate(toks[:-1]) if t.text == "typedef"}
-        names = sorted(used - own)
+        names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
         head = " ".join(f"typedef int {n};" for n in names)
         body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
-        self.offset = 1
         return self.parser.parse(head + "\n" + body, "")
-
-    def _parse_fast(self, toks, typedefs: set[str]):
-        p = self.parser
-        p._scope_stack = [_TypedefNames(typedefs), {}]  # the item's own file scope on top
-        feed = _Feed(self, toks)
-        p._tokens = self.mod._TokenStream(feed)
-        saved = p.clex
-        p.clex = feed
-        try:
-            ast = p._parse_translation_unit_or_empty()
-            tok = p._peek()
-            if tok is not None:
-                p._parse_error(f"before: {tok.value}", p._tok_coord(tok))
-        finally:
-            p.clex = saved
-        return ast
-
-
-def _internal_error(e) -> bool:
-    """Did pycparser's private API (not the input) fail?"""
-    import traceback
-    frames = traceback.extract_tb(e.__traceback__)
-    return bool(frames) and frames[-1].name in ("_parse_fast", "token", "kind", "__init__")
-
-
-class _TypedefNames:
-    """The typedef names known before an item, as the bottom scope of pycparser's scope stack:
-    read in place (a dict copied per item is quadratic in a header of typedefs)."""
-    __slots__ = ("names",)
-
-    def __init__(self, names: set[str]):
-        self.names = names
-
-    def get(self, name, default=None):
-        return True if name in self.names else default
-
-
-class _LexError(Exception):
-    def __init__(self, index):
-        super().__init__("bad token")
-        self.index = index
-
-
-class _Feed:
-    filename = ""
-
-    def __init__(self, owner, toks):
-        self.owner = owner
-        self.toks = toks
-        self.i = 0
-
-    def token(self):
-        i = self.i
-        if i >= len(self.toks):
-            return None
-        self.i = i + 1
-        t = self.toks[i]
-        o = self.owner
-        k = o.kind(t.text)
-        if k is None:
-            raise _LexError(i)
-        p = o.parser
-        if k == "ID" and p._is_type_in_scope(t.text):
-            k = "TYPEID"
-        elif k == "LBRACE":
-            p._push_scope()
-        elif k == "RBRACE":
-            if len(p._scope_stack) > 2:
-                p._pop_scope()
-        return o.Token(k, t.text, i + 1, 1)
 
 
 class Chunk:
@@ -473,8 +353,6 @@ def _parse_chunk(parser, chunk, rw, quote):
     for _ in range(MAX_RETRIES):
         try:
             return parser.parse(toks, rw.typedefs), None, tried
-        except _LexError as e:
-            return None, f"cannot parse {quote(toks[e.index])} (not C/CUDA)", tried
         except ParseError as e:
             m = _ERR.search(str(e))
             if m:
@@ -482,7 +360,7 @@ def _parse_chunk(parser, chunk, rw, quote):
             else:
                 try:
                     idx = parser.parser._peek().lineno - 1 - parser.offset
-                except Exception:  # noqa: BLE001
+                except AttributeError:  # no token left, or a pycparser without _peek
                     return None, "cannot parse", tried
             if not 0 <= idx < len(toks):
                 return None, "cannot parse (unexpected end)", tried
