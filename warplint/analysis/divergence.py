@@ -640,7 +640,7 @@ class _Run:
             addr_op = ins.dests[0] if ins.dests else (ins.srcs[0] if ins.srcs else None)
             val_ops = ins.srcs[1:] if not ins.dests else ins.srcs
         else:
-            addr_op = next((s for s in ins.srcs if not isinstance(s, (Reg,)) or True), None)
+            addr_op = ins.srcs[0] if ins.srcs else None
             val_ops = ins.srcs[1:]
         addr = ev.read(env, addr_op) if addr_op is not None else Unk(0)
         size = max(1, abs(type_bits(ins)) // 8) if type_bits(ins) else 4

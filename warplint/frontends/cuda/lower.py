@@ -570,7 +570,7 @@ class Lowerer:
         t = self.ctype(d.type)
         marks = self.marks(d)
         loc = self.loc(d)
-        if "__shared__" in marks or "static" in (d.storage or []) and t.kind == "a" and False:
+        if "__shared__" in marks:
             uname = self.unique(d.name)
             self.module.state_spaces[uname] = "shared"
             self.scope.vars[d.name] = ("mem", uname, t, "shared")
@@ -602,16 +602,13 @@ class Lowerer:
         if d.init is not None:
             if isinstance(d.init, A.InitList):
                 vals = [self.rvalue(e)[0] for e in d.init.exprs]
-                self.emit(f"mov.{t.ptx}", (reg,), tuple(vals[:1]) or (Imm(0),), loc) if False else \
-                    self.emit("call", (reg,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
+                self.emit("call", (reg,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
             else:
                 v, vt = self.rvalue(d.init)
                 if isinstance(vt.name, tuple) and vt.name[0] == "tile":
                     t = vt  # a cooperative-groups tile: remember its size with the variable
                 if t.kind == "p" and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
-                if t.kind == "p" and vt.is_ptr and vt.vol and not t.elem.vol:
-                    pass
                 self.move(reg, v, t, vt, loc)
         self.scope.vars[d.name] = ("reg", uname, t)
 

@@ -93,7 +93,6 @@ class Rewriter:
     def __init__(self):
         self.typedefs: set[str] = set(BUILTIN_TYPES)
         self.templates: set[str] = set()
-        self.template_values: set[str] = set()  # non-type template parameters (uniform unknowns)
         self.structs: set[str] = set()  # struct/class names
         self.shared_structs: set[str] = set()  # SharedMemory<T>-style wrappers of extern __shared__
 
@@ -489,10 +488,8 @@ class Rewriter:
             if not names:
                 continue
             name = names[-1].text
-            if p[0].text in ("typename", "class") or (p[0].text == "template"):
+            if p[0].text in ("typename", "class", "template"):
                 self.typedefs.add(name)
-            else:
-                self.template_values.add(name)
 
     def _guess_types(self, toks):
         """Identifiers used as types: `Foo x`, `Foo *x` in declarations, `(Foo *)` casts."""
