@@ -1,18 +1,21 @@
-"""Per-function control-flow graphs over basic blocks.
+"""Per-function control-flow graphs over basic blocks, as networkx DiGraphs.
 
-Nodes are block indices plus the virtual `EXIT` node that every `ret`/`exit`/`trap` reaches.
-Edge data `kind`: "fall" (fall-through, or the not-taken side of a guarded branch),
-"taken" (a branch target), "exit".  A guarded terminator's edges also carry `guard`
-(the predicate register and whether it was written `@!`).
+Nodes are block indices (node data `block`: the `Block` with its instructions) plus the
+virtual `EXIT` node that every `ret`/`exit`/`trap` reaches.  Edge data `kind`: "fall"
+(fall-through, or the not-taken side of a guarded branch), "taken" (a branch target), "exit".
+A guarded terminator's edges also carry `guard` (the predicate register and whether it was
+written `@!`).
 
-The analyses use the adjacency lists and the dominator trees computed here (iterative
-Cooper–Harvey–Kennedy), which is much faster than going through networkx; `cfg.graph`
-builds the same graph as a networkx DiGraph on demand for tools and tests.
+The structural facts (reverse post-order, reachability, dominators, post-dominators, control
+dependence) come from networkx, computed once per CFG on first use.  The analyses' hot loops
+read plain adjacency lists (`succs`, `preds`) and the `edges` dict derived once from the graph.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+
+import networkx as nx
 
 from .errors import InputError
 from .ir import Function, Instr, Label, Loc, Sym
@@ -43,10 +46,12 @@ class CFG:
     def __init__(self, function: Function):
         self.function = function
         self.blocks: list[Block] = []
-        self.edges: dict[tuple[int, int], dict] = {}
-        self._succ: dict[int, list[int]] = {EXIT: []}
-        self._pred: dict[int, list[int]] = {EXIT: []}
+        self.graph = nx.DiGraph()
         self._build()
+        g = self.graph
+        self._succ = {n: list(nbrs) for n, nbrs in g.succ.items()}
+        self._pred = {n: list(nbrs) for n, nbrs in g.pred.items()}
+        self.edges: dict[tuple[int, int], dict] = {(u, v): d for u, v, d in g.edges(data=True)}
 
     # -- construction -------------------------------------------------------------------
     def _build(self) -> None:
@@ -69,9 +74,10 @@ class CFG:
                 current = Block(len(blocks), None)
                 blocks.append(current)
             current.instrs.append(item)
+        g = self.graph
         for b in blocks:
-            self._succ[b.id] = []
-            self._pred[b.id] = []
+            g.add_node(b.id, block=b)
+        g.add_node(EXIT)
         for b in blocks:
             term = b.terminator
             nxt = b.id + 1 if b.id + 1 < len(blocks) else EXIT
@@ -94,11 +100,8 @@ class CFG:
         self.labels = labels
 
     def _edge(self, u: int, v: int, **data) -> None:
-        if (u, v) in self.edges:
-            return
-        self.edges[(u, v)] = data
-        self._succ[u].append(v)
-        self._pred[v].append(u)
+        if not self.graph.has_edge(u, v):  # the first edge between two blocks keeps its data
+            self.graph.add_edge(u, v, **data)
 
     # -- queries ------------------------------------------------------------------------
     def succs(self, b: int) -> list[int]:
@@ -107,103 +110,84 @@ class CFG:
     def preds(self, b: int) -> list[int]:
         return self._pred[b]
 
-    @cached_property
-    def graph(self):
-        """The CFG as a networkx DiGraph (nodes: block ids and EXIT; edge data as above)."""
-        import networkx as nx
-        g = nx.DiGraph()
-        g.add_nodes_from(range(len(self.blocks)))
-        g.add_node(EXIT)
-        for (u, v), data in self.edges.items():
-            g.add_edge(u, v, **data)
-        return g
-
     def rpo(self) -> list[int]:
         """Reachable blocks in reverse post-order (EXIT excluded)."""
         return list(self._rpo_order)
 
     @cached_property
     def _rpo_order(self) -> list[int]:
-        return [b for b in _rpo(self.entry, self._succ) if b != EXIT]
+        order = list(nx.dfs_postorder_nodes(self.graph, self.entry))
+        order.reverse()
+        return [b for b in order if b != EXIT]
 
     @cached_property
     def reachable(self) -> set[int]:
-        return set(_rpo(self.entry, self._succ))
+        """Nodes reachable from the entry (EXIT included when some path leaves)."""
+        return nx.descendants(self.graph, self.entry) | {self.entry}
 
     @cached_property
     def idom(self) -> dict[int, int]:
-        return _dominators(self.entry, self._succ, self._pred)
+        """Immediate dominators of the reachable nodes (the entry maps to itself)."""
+        return {**nx.immediate_dominators(self.graph, self.entry), self.entry: self.entry}
+
+    @cached_property
+    def _postdom_graph(self) -> nx.DiGraph:
+        """The reversed CFG rooted at EXIT.  Blocks that cannot reach EXIT (infinite loops)
+        are treated as if they could (an edge EXIT -> block), so every block has a
+        post-dominator."""
+        rev = self.graph.reverse(copy=True)
+        reaches_exit = nx.descendants(rev, EXIT)
+        rev.add_edges_from((EXIT, b) for b in range(len(self.blocks)) if b not in reaches_exit)
+        return rev
 
     @cached_property
     def ipdom(self) -> dict[int, int]:
-        """Immediate post-dominators (EXIT is the root).  Blocks that cannot reach EXIT
-        (infinite loops) are treated as if they could, so every block has one."""
-        succ = {k: list(v) for k, v in self._pred.items()}  # reversed graph
-        pred = {k: list(v) for k, v in self._succ.items()}
-        reaches_exit = set(_rpo(EXIT, succ))
-        for b in range(len(self.blocks)):
-            if b not in reaches_exit:
-                succ[EXIT].append(b)
-                pred[b].append(EXIT)
-        return _dominators(EXIT, succ, pred)
+        """Immediate post-dominators (EXIT is the root and maps to itself)."""
+        return {**nx.immediate_dominators(self._postdom_graph, EXIT), EXIT: EXIT}
 
     def postdominates(self, a: int, b: int) -> bool:
         """Does `a` post-dominate `b` (reflexive)?"""
-        ipdom = self.ipdom
-        while True:
-            if b == a:
-                return True
-            nb = ipdom.get(b, EXIT)
-            if nb == b:
-                return False
-            b = nb
+        first, last = self._postdom_intervals
+        return first[a] <= first[b] and last[b] <= last[a]
 
+    @cached_property
+    def _postdom_intervals(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Pre- and post-order numbers of the post-dominator tree: `a` post-dominates `b`
+        when a's interval encloses b's."""
+        children: dict[int, list[int]] = {}
+        for b, p in self.ipdom.items():
+            if b != p:
+                children.setdefault(p, []).append(b)
+        first, last = {}, {}
+        clock = 0
+        stack = [(EXIT, False)]
+        while stack:
+            node, done = stack.pop()
+            clock += 1
+            if done:
+                last[node] = clock
+                continue
+            first[node] = clock
+            stack.append((node, True))
+            stack.extend((c, False) for c in children.get(node, ()))
+        return first, last
 
-def _rpo(root: int, succ: dict[int, list[int]]) -> list[int]:
-    seen = {root}
-    order: list[int] = []
-    stack = [(root, iter(succ.get(root, ())))]
-    while stack:
-        node, it = stack[-1]
-        for nxt in it:
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(succ.get(nxt, ()))))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    order.reverse()
-    return order
-
-
-def _dominators(root: int, succ, pred) -> dict[int, int]:
-    """Cooper, Harvey & Kennedy, "A Simple, Fast Dominance Algorithm"."""
-    order = _rpo(root, succ)
-    index = {b: i for i, b in enumerate(order)}
-    idom = {root: root}
-    changed = True
-    while changed:
-        changed = False
-        for b in order[1:]:
-            new = None
-            for p in pred.get(b, ()):
-                if p not in idom:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                x, y = p, new
-                while x != y:
-                    while index[x] > index[y]:
-                        x = idom[x]
-                    while index[y] > index[x]:
-                        y = idom[y]
-                new = x
-            if new is not None and idom.get(b) != new:
-                idom[b] = new
-                changed = True
-    return idom
+    @cached_property
+    def control_dependence(self) -> dict[int, list[tuple[int, int]]]:
+        """block -> the branch edges (X, S) it is control dependent on, by X then S: the block
+        post-dominates S but not X strictly.  The X are its post-dominance frontier (the
+        dominance frontier on the reversed graph)."""
+        frontiers = nx.dominance_frontiers(self._postdom_graph, EXIT)
+        reachable = self.reachable
+        cd: dict[int, list[tuple[int, int]]] = {}
+        for y, xs in frontiers.items():
+            if y == EXIT:
+                continue
+            deps = [(x, s) for x in sorted(xs) if x in reachable and len(self._succ[x]) >= 2
+                    for s in self._succ[x] if self.postdominates(y, s)]
+            if deps:
+                cd[y] = deps
+        return cd
 
 
 def build_cfg(function: Function) -> CFG:

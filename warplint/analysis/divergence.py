@@ -129,7 +129,7 @@ class _Run:
         self.work = 0
         self.work_bound = getattr(options, "work_bound", 200_000)
         self.over_bound = False  # past the work bound: blocks with many dependences get cheap masks
-        self.cd = _control_dependence(cfg)
+        self.cd = cfg.control_dependence
         self.on_entry_path = _postdominators_of_entry(cfg)
         number, self.dead_after = _dead_after(cfg)
         self.reg_names = list(number)  # bit i of a register set is register reg_names[i]
@@ -852,30 +852,6 @@ def _postdominators_of_entry(cfg: CFG) -> set[int]:
         out.add(b)
         b = ipdom.get(b, EXIT)
     return out
-
-
-def _control_dependence(cfg: CFG) -> dict[int, list[tuple[int, int]]]:
-    """block -> [(branch block X, successor S)] it is control dependent on."""
-    ipdom = cfg.ipdom
-    cd: dict[int, list] = {}
-    for x in cfg.reachable:
-        if x == EXIT:
-            continue
-        succs = cfg.succs(x)
-        if len(succs) < 2:
-            continue
-        stop = ipdom.get(x)
-        for s in succs:
-            y = s
-            guard = 0
-            while y != stop and y != EXIT and guard < 100_000:
-                cd.setdefault(y, []).append((x, s))
-                ny = ipdom.get(y, EXIT)
-                if ny == y:
-                    break
-                y = ny
-                guard += 1
-    return cd
 
 
 def analyze_function(cfg: CFG, module, options, terms: Terms | None = None,
