@@ -7,36 +7,44 @@ every target.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from fixture_harness import lint_runs, parse_spec
 from warplint.catalog import catalog
+from warplint.checks import registered
+from warplint.severity import SEVERITIES
+from warplint.suppress import UNUSED_RULE
 
-RULE_IDS = [f"WL{n:03d}" for n in range(1, 11)]
+RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
 SECTIONS = ["What it finds", "Why", "Targets", "Example", "How to fix", "Definite and possible",
             "Suppressing"]
-SLUGS = {"WL001": "deprecated-non-sync", "WL002": "pre-volta-mask-mismatch",
-         "WL003": "lane-not-in-membermask", "WL004": "membermask-lanes-never-arrive",
-         "WL005": "shfl-source-invalid", "WL006": "shfl-width-invalid",
-         "WL007": "missing-syncwarp", "WL008": "activemask-misuse",
-         "WL009": "barrier-divergence", "WL010": "unavailable-on-target"}
-SEVERITY = {"WL001": "warning", "WL002": "error", "WL003": "error", "WL004": "error",
-            "WL005": "warning", "WL006": "error", "WL007": "warning", "WL008": "warning",
-            "WL009": "error", "WL010": "error"}
+RULE_IDS = sorted(registered())  # the rules with a check; WL900 comes from the suppressions
 
 
-def test_catalogue_complete():
-    assert set(RULE_IDS) <= set(catalog())
+def test_every_check_has_a_document_and_every_document_a_check():
+    assert set(RULE_IDS) == set(catalog()) - {UNUSED_RULE}
+
+
+@pytest.mark.parametrize("rid", sorted(catalog()))
+def test_document_name_matches_front_matter(rid):
+    doc = catalog()[rid]
+    assert re.fullmatch(r"WL\d{3}", doc.id) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", doc.slug)
+    assert (RULES_DIR / doc.doc_name).is_file(), f"{rid}: no rules/{doc.doc_name} (id or slug differs)"
+    assert doc.severity in SEVERITIES and doc.name and doc.summary and doc.targets
+
+
+def test_slugs_are_unique():
+    slugs = [doc.slug for doc in catalog().values()]
+    assert len(slugs) == len(set(slugs))
 
 
 @pytest.mark.parametrize("rid", RULE_IDS)
 def test_document(rid):
     doc = catalog()[rid]
-    assert doc.slug == SLUGS[rid]
-    assert doc.severity == SEVERITY[rid]
-    from warplint.checks import DEFAULT_SEVERITY
-    assert DEFAULT_SEVERITY[rid] == doc.severity, "checker default severity differs from the document"
-    assert doc.name and doc.summary and doc.targets
     headings = [line[3:].strip() for line in doc.body.splitlines() if line.startswith("## ")]
     for section in SECTIONS:
         assert section in headings, f"{doc.doc_name}: no '## {section}' section"
@@ -49,9 +57,7 @@ def test_document(rid):
 
 def _examples():
     for rid in RULE_IDS:
-        doc = catalog().get(rid)
-        if doc is None:
-            continue
+        doc = catalog()[rid]
         counts = {}
         for lang, kind, code in doc.examples:
             counts[(lang, kind)] = counts.get((lang, kind), 0) + 1

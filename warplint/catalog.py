@@ -1,5 +1,9 @@
-"""The rule catalogue: one Markdown document per rule in `rules/` (shipped in the wheel as
-`warplint.rules`).  Each document starts with a front-matter block:
+"""The rule registry: the one source of each rule's id, slug, name, default severity, targets,
+summary and document.  Checks, reporters, suppressions, the configuration, the CLI and the tests
+read it; adding a rule = one check module (`@rule("WL011")`) + its document + fixtures.
+
+One Markdown document per rule in `rules/` (shipped in the wheel as `warplint.rules`).  Each
+document starts with a front-matter block:
 
     ---
     id: WL001
@@ -20,6 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+
+from .severity import SEVERITIES
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 _EXAMPLE = re.compile(r"^```(ptx|cuda) (bad|good)\n(.*?)^```", re.S | re.M)
@@ -51,6 +57,8 @@ def _parse(text: str) -> RuleDoc:
         raise ValueError("rule document has no front matter")
     meta = dict(line.split(":", 1) for line in m[1].splitlines() if ":" in line)
     meta = {k.strip(): v.strip() for k, v in meta.items()}
+    if meta.get("severity") not in SEVERITIES:
+        raise ValueError(f"rule document {meta.get('id')}: severity must be one of {', '.join(SEVERITIES)}")
     return RuleDoc(meta["id"], meta["slug"], meta["name"], meta["severity"],
                    meta.get("targets", "all"), meta["summary"], text[m.end():].strip() + "\n")
 
@@ -75,6 +83,27 @@ def catalog() -> dict[str, RuleDoc]:
         doc = _parse(p.read_text(encoding="utf-8"))
         rules[doc.id] = doc
     return dict(sorted(rules.items()))
+
+
+def default_severity(rule_id: str) -> str:
+    return catalog()[rule_id].severity
+
+
+def slug(rule_id: str) -> str | None:
+    doc = catalog().get(rule_id)
+    return doc.slug if doc is not None else None
+
+
+def known_rules() -> dict[str, str]:
+    """rule id -> slug, for every rule."""
+    return {doc.id: doc.slug for doc in catalog().values()}
+
+
+def code_matches(code: str, rule_id: str) -> bool:
+    """Does a code (in --select/--ignore, a suppression, the configuration) name this rule?
+    A code is a rule id, an id prefix (`WL00`) or a slug."""
+    code = code.strip()
+    return rule_id.upper().startswith(code.upper()) or code == slug(rule_id)
 
 
 def lookup(name: str) -> RuleDoc | None:

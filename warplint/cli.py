@@ -91,27 +91,11 @@ def _err(msg: str) -> None:
     sys.stderr.write(msg.rstrip("\n") + "\n")
 
 
-def _known_rules() -> dict[str, str | None]:
-    """rule id -> slug for every rule the tool knows (catalogue, checks, WL900)."""
-    from .checks import DEFAULT_SEVERITY, SLUGS
-    from .suppress import UNUSED_RULE
-    known: dict[str, str | None] = {r: SLUGS.get(r) for r in DEFAULT_SEVERITY}
-    known.setdefault(UNUSED_RULE, "unused-suppression")
-    try:
-        from .catalog import catalog
-        for doc in catalog().values():
-            known[doc.id] = doc.slug
-    except Exception:
-        pass
-    return known
-
-
 def _validate_rules(patterns: list[str], where: str) -> None:
     from .errors import UsageError
-    from .suppress import code_matches
-    known = _known_rules()
+    from .catalog import code_matches, known_rules
     for p in patterns:
-        if not any(code_matches(p, rid, slug) for rid, slug in known.items()):
+        if not any(code_matches(p, rid) for rid in known_rules()):
             raise UsageError(f"{where}: unknown rule {p!r} (see 'warplint rules')")
 
 
@@ -318,18 +302,19 @@ def _run(argv: list[str]) -> int:
     if cfg.per_path_ignores:
         findings = _per_path_ignores(findings, cfg)
 
-    from .suppress import apply as apply_suppressions, code_matches
-    known = _known_rules()
+    from .catalog import code_matches, known_rules
+    from .suppress import apply as apply_suppressions
+    known = known_rules()
 
     def enabled(code: str) -> bool:
         from .checks import selected
-        ids = [rid for rid, slug in known.items() if code_matches(code, rid, slug)]
+        ids = [rid for rid in known if code_matches(code, rid)]
         return not ids or any(selected(rid, options) for rid in ids)
 
     justifications, unused = apply_suppressions(findings, sources, files=[r.path for r, _ in results if not r.failed],
                                                 enabled=enabled,
                                                 report_unused=args.report_unused_suppressions)
-    findings.extend(u for u in unused if not any(code_matches(p, u.rule_id, "unused-suppression")
+    findings.extend(u for u in unused if not any(code_matches(p, u.rule_id)
                                                   for p in options.ignore))
     findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
     srcroot = os.path.abspath(args.srcroot) if args.srcroot else os.getcwd()
@@ -380,14 +365,13 @@ def _run(argv: list[str]) -> int:
 
 
 def _per_path_ignores(findings, cfg):
-    from .suppress import code_matches
+    from .catalog import code_matches
     from .walk import glob_match
-    known = _known_rules()
     out = []
     for f in findings:
         rel = os.path.relpath(os.path.abspath(f.loc.path), cfg.root).replace(os.sep, "/")
         drop = not rel.startswith("..") and any(
-            glob_match(g, rel) and any(code_matches(c, f.rule_id, known.get(f.rule_id)) for c in codes)
+            glob_match(g, rel) and any(code_matches(c, f.rule_id) for c in codes)
             for g, codes in cfg.per_path_ignores.items())
         if not drop:
             out.append(f)

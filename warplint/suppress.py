@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .catalog import code_matches, default_severity
 from .findings import Edit, Finding, Fix
 from .ir import Loc
 
@@ -54,16 +55,6 @@ def parse(text: str, path: str) -> list[Suppression]:
     return out
 
 
-def code_matches(code: str, rule_id: str, slug: str | None) -> bool:
-    code = code.strip()
-    return rule_id.upper().startswith(code.upper()) or (slug is not None and code == slug)
-
-
-def _slug(rule_id: str) -> str | None:
-    from .report.json import _slug as s
-    return s(rule_id) or None
-
-
 def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: True,
           report_unused: bool = False) -> tuple[dict[int, str], list[Finding]]:
     """Mark suppressed findings.  Returns (id(finding) -> justification text, WL900 findings for
@@ -86,13 +77,12 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
     for f in findings:
         if f.suppressed:
             continue
-        slug = _slug(f.rule_id)
         supps(f.loc.path)
         for s in by_target[os.path.abspath(f.loc.path)].get(f.loc.line, ()):
             if s.codes is None:
                 s.used.add("*")
             else:
-                hit = [c for c in s.codes if code_matches(c, f.rule_id, slug)]
+                hit = [c for c in s.codes if code_matches(c, f.rule_id)]
                 if not hit:
                     continue
                 s.used.update(hit)
@@ -122,7 +112,7 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                     edit = Edit(s.path, s.line, start, s.line, end, "")
                 fix = Fix("remove the unused suppression comment", [edit]) \
                     if stale == ["*"] or len(stale) == len(s.codes or []) else None
-                unused.append(Finding(UNUSED_RULE, "warning",
+                unused.append(Finding(UNUSED_RULE, default_severity(UNUSED_RULE),
                                       f"unused suppression: no {what} finding on line {s.target}",
                                       loc, details=[f"comment: // {s.text}"], fix=fix))
     return justifications, unused

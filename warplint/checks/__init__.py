@@ -9,21 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..catalog import code_matches, default_severity
 from ..findings import Finding, Fix, Step, severity_rank
 from ..ir import Diagnostic, Instr, Loc
 from ..targets import Target
 
-RULES: dict[str, Callable] = {}
-DEFAULT_SEVERITY = {"WL001": "warning", "WL002": "error", "WL003": "error", "WL004": "error",
-                    "WL005": "warning", "WL006": "error", "WL007": "warning", "WL008": "warning",
-                    "WL009": "error", "WL010": "error"}
-SLUGS = {"WL001": "deprecated-non-sync", "WL002": "pre-volta-mask-mismatch",
-         "WL003": "lane-not-in-membermask", "WL004": "membermask-lanes-never-arrive",
-         "WL005": "shfl-source-invalid", "WL006": "shfl-width-invalid", "WL007": "missing-syncwarp",
-         "WL008": "activemask-misuse", "WL009": "barrier-divergence", "WL010": "unavailable-on-target"}
+RULES: dict[str, Callable] = {}  # rule id -> check; the rule's metadata is in `catalog`
+
+
+def registered() -> dict[str, Callable]:
+    """Every check (rule id -> check): imports each module of this package, which registers its
+    checks, so a new rule needs no list to be edited."""
+    import importlib
+    import pkgutil
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    return RULES
 
 
 def rule(rule_id: str):
+    """Register a check for the rule documented as `rule_id` in rules/ (see `catalog`)."""
     def register(fn):
         RULES[rule_id] = fn
         return fn
@@ -51,7 +56,7 @@ class Context:
                details: list[str] | None = None, flow: list[Step] | None = None,
                related: list[Step] | None = None, fix: Fix | None = None,
                severity: str | None = None, block: int | None = None) -> None:
-        sev = severity or DEFAULT_SEVERITY.get(self.rule_id, "warning")
+        sev = severity or default_severity(self.rule_id)
         if certainty == "possible":
             if not getattr(self.options, "report_possible", True):
                 return
@@ -67,24 +72,20 @@ class Context:
 
 
 def selected(rule_id: str, options) -> bool:
-    def match(pat: str) -> bool:
-        pat = pat.strip()
-        return rule_id.upper().startswith(pat.upper()) or SLUGS.get(rule_id) == pat
     select = getattr(options, "select", None)
-    if select and not any(match(p) for p in select):
+    if select and not any(code_matches(p, rule_id) for p in select):
         return False
-    return not any(match(p) for p in getattr(options, "ignore", []) or [])
+    return not any(code_matches(p, rule_id) for p in getattr(options, "ignore", []) or [])
 
 
 def run_checks(module, targets: list[Target], options) -> list[Finding]:
     from ..analysis import analyze_module
-    from . import barrier, deprecated, membermask, memory, shuffle  # noqa: F401 (registration)
     analyses = analyze_module(module, options)
     merged: dict[tuple, Finding] = {}
     by_place: dict[tuple, Finding] = {}
     for target in targets:
         for fa in analyses:
-            for rule_id, check in RULES.items():
+            for rule_id, check in registered().items():
                 if not selected(rule_id, options):
                     continue
                 ctx = Context(module, fa, target, options, rule_id)

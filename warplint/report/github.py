@@ -20,7 +20,7 @@ def command(level: str, message: str, **props) -> str:
 
 
 def render_github(report: Report) -> str:
-    from .json import _slug
+    from ..catalog import slug
     out = []
     for f in report.visible:
         msg = f.message
@@ -33,7 +33,7 @@ def render_github(report: Report) -> str:
             props["endLine"] = f.loc.end_line
             if f.loc.end_col:
                 props["endColumn"] = f.loc.end_col
-        props["title"] = f"{f.rule_id} {_slug(f.rule_id)}".strip()
+        props["title"] = f"{f.rule_id} {slug(f.rule_id) or ''}".strip()
         out.append(command(_LEVEL.get(f.severity, "warning"), msg, **props))
     for d in report.diagnostics:
         out.append(command("error" if d.severity == "error" else "notice", d.message,

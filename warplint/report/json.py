@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json as _json
 
+from ..catalog import slug
 from . import Report, display_path, printable_data
 
 SCHEMA_VERSION = 1
@@ -18,7 +19,7 @@ def _step(s) -> dict:
 def finding_dict(f, report: Report | None = None) -> dict:
     d = {
         "rule_id": f.rule_id,
-        "slug": _slug(f.rule_id),
+        "slug": slug(f.rule_id) or "",
         "severity": f.severity,
         "certainty": f.certainty,
         "message": f.message,
@@ -44,18 +45,6 @@ def finding_dict(f, report: Report | None = None) -> dict:
         if id(f) in report.baseline:
             d["baseline_state"] = report.baseline[id(f)]
     return d
-
-
-def _slug(rule_id: str) -> str:
-    from ..catalog import lookup
-    try:
-        doc = lookup(rule_id)
-    except Exception:  # a broken rule document must not break the report
-        doc = None
-    if doc is not None:
-        return doc.slug
-    from ..checks import SLUGS
-    return SLUGS.get(rule_id, "unused-suppression" if rule_id == "WL900" else "")
 
 
 def render_json(report: Report) -> str:
