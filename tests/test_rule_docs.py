@@ -82,3 +82,21 @@ def test_example(rid, lang, kind, code, tmp_path):
         f"bad example does not trigger {rid}: {shown}"
     others = {f.rule_id for r in runs for f in r.findings} - {rid} - spec.also
     assert not others, f"bad example also triggers {sorted(others)} (declare with // also:): {shown}"
+
+
+@pytest.mark.parametrize("argv,absent", [
+    (["--version"], ["warplint.catalog", "warplint.checks", "networkx"]),
+    (["rules"], ["warplint.checks", "networkx"]),
+    (["--explain", "WL003"], ["warplint.checks", "networkx"]),
+])
+def test_registry_import_stays_cheap(argv, absent):
+    """`--version` does not read the registry; `rules` and `--explain` read only the registry."""
+    import subprocess
+    import sys
+    code = ("import contextlib, io, sys; from warplint.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try: main(sys.argv[1:])\n"
+            "    except SystemExit: pass\n"
+            f"print(sorted(m for m in {absent!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
