@@ -16,9 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from warplint.analysis import analyze_module  # noqa: E402
-from warplint.checks import run_checks  # noqa: E402
-from warplint.engine import resolve_targets  # noqa: E402
+from warplint.pipeline import analyse, check, resolve_targets  # noqa: E402
 from warplint.frontends.ptx import parse_ptx  # noqa: E402
 from warplint.options import Options  # noqa: E402
 
@@ -38,7 +36,8 @@ def main() -> int:
     t0 = time.perf_counter()
     for path in args.files:
         module = parse_ptx(Path(path).read_text(), path)
-        for fa in analyze_module(module, opts):
+        analyses = analyse(module, opts)
+        for fa in analyses:
             for op in fa.warp_ops:
                 counts["warp primitives"] += 1
                 e = op.active.warp_exact(fa.lits)
@@ -61,7 +60,7 @@ def main() -> int:
                 e = bar.active.warp_exact(fa.lits)
                 counts["  barrier: exact, full warp" if e == 0xFFFFFFFF else
                        "  barrier: exact, partial warp" if e is not None else "  barrier: symbolic"] += 1
-        for f in run_checks(module, resolve_targets(module, opts), opts):
+        for f in check(module, analyses, resolve_targets(module, opts), opts):
             findings[(f.rule_id, f.certainty)] += 1
             if len(examples[f.rule_id]) < 3:
                 examples[f.rule_id].append(f"{f.loc}: {f.message}")

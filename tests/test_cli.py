@@ -153,12 +153,12 @@ def test_internal_error_in_analysis_is_a_diagnostic(project, run_cli, monkeypatc
 
 
 def test_internal_error_at_top_level(project, run_cli, monkeypatch):
-    import warplint.cli
+    import warplint.pipeline
     project.write("a.ptx", BUGGY_PTX)
 
     def boom(*a, **k):
         raise RuntimeError("simulated")
-    monkeypatch.setattr(warplint.cli, "lint_paths", boom)
+    monkeypatch.setattr(warplint.pipeline, "lint_paths", boom)
     status, _, err = run_cli("a.ptx")
     assert status == 2 and err.startswith("warplint: internal error: RuntimeError: simulated")
 

@@ -14,7 +14,7 @@ from conftest import BUGGY_PTX, CLEAN_PTX, cli_env
 from warplint.findings import Edit, Finding, Fix
 from warplint.fixer import FixError, apply_edits, plan, write_atomic
 from warplint.ir import Loc
-from warplint.report.sources import Sources
+from warplint.sources import Sources
 
 
 def E(l, c, el, ec, t, p="f.ptx"):

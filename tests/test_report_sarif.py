@@ -9,9 +9,9 @@ from conftest import BUGGY_PTX, DIVERGENT_PTX, assert_valid_sarif
 from warplint.findings import Edit, Finding, Fix, Step
 from warplint.ir import Diagnostic, Loc
 from warplint.report import Report
-from warplint.report.fingerprint import FINGERPRINT_KEY, fingerprints
+from warplint.fingerprint import FINGERPRINT_KEY, fingerprints
 from warplint.report.sarif import render_sarif
-from warplint.report.sources import Sources
+from warplint.sources import Sources
 
 
 def _findings(path: str) -> list[Finding]:

@@ -8,8 +8,8 @@ from conftest import BUGGY_PTX, CLEAN_PTX
 
 from warplint.findings import Finding
 from warplint.ir import Loc
-from warplint.report.fingerprint import fingerprints
-from warplint.report.sources import Sources, split_lines
+from warplint.fingerprint import fingerprints
+from warplint.sources import Sources, split_lines
 
 # -- one line model: lines end at '\n' only (item 2) --------------------------------------------
 

@@ -7,7 +7,7 @@ from conftest import BUGGY_PTX, DIVERGENT_PTX, assert_valid_sarif
 
 from warplint.findings import Finding
 from warplint.ir import Loc
-from warplint.report.sources import Sources
+from warplint.sources import Sources
 from warplint.suppress import apply, parse
 
 LINE = "    vote.any.pred %p2, %p1;"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from .errors import UsageError
-from .report.fingerprint import FINGERPRINT_KEY
+from .fingerprint import FINGERPRINT_KEY, artifact_uri
 
 
 BASELINE_MAX_BYTES = 256 * 1024 * 1024
@@ -46,7 +46,6 @@ def load(path: str) -> set[tuple[str, str, str]]:
 
 def apply(findings, fingerprints: dict[int, str], keys, srcroot: str) -> dict[int, str]:
     """id(finding) -> "unchanged" (in the baseline) or "new"."""
-    from .report.sarif import artifact_uri
     out = {}
     for f in findings:
         uri, _ = artifact_uri(f.loc.path, srcroot)

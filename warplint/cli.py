@@ -138,63 +138,6 @@ def cmd_explain(name: str) -> int:
     return EXIT_OK
 
 
-def _lint_one(path: str, options, show_masks: bool = False):
-    """Runs in a worker process: never raises, drops the module (not needed, costly to pickle)."""
-    from .engine import FileResult
-    from .ir import Diagnostic, Loc
-    masks = None
-    try:
-        from .engine import lint_file
-        r = lint_file(path, options)
-        if show_masks and r.module is not None and not r.failed:
-            from .analysis.show import format_masks
-            masks = format_masks(r.module, options)
-    except Exception as e:  # a bug in an analysis must not take the whole run down
-        r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
-                                                     f"internal error while analysing: {type(e).__name__}: {e}")])
-    r.module = None
-    return r, masks
-
-
-def lint_paths(files: list[str], options, jobs: int, show_masks: bool = False, timeout: float | None = None):
-    """[(FileResult, masks)] in the order of `files`.  One file runs in this process; several run
-    in worker processes (one file at a time each), where a file that kills its worker or runs
-    past `timeout` seconds gets a diagnostic and the others are analysed as usual."""
-    if len(files) <= 1:
-        return [_lint_one(f, options, show_masks) for f in files]
-    from functools import partial
-
-    from .workers import Lost, run_all
-    _load_analyses(files)
-    try:
-        results = run_all(files, partial(_lint_one, options=options, show_masks=show_masks),
-                          max(1, min(jobs, len(files))), timeout)
-    except OSError:  # cannot start worker processes here: run serially, without a time limit
-        return [_lint_one(f, options, show_masks) for f in files]
-    return [_not_analysed(path, r.reason) if isinstance(r, Lost) else r for path, r in zip(files, results)]
-
-
-def _load_analyses(files: list[str]) -> None:
-    """Import what the files need before the workers fork, so that each need not."""
-    import importlib
-    names = ["warplint.engine", "warplint.checks", "warplint.analysis"]
-    if any(f.endswith(".ptx") for f in files):
-        names.append("warplint.frontends.ptx")
-    if any(f.endswith((".cu", ".cuh")) for f in files):
-        names.append("warplint.frontends.cuda")
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except Exception:  # the worker reports it for the file that needs it
-            pass
-
-
-def _not_analysed(path: str, reason: str):
-    from .engine import FileResult
-    from .ir import Diagnostic, Loc
-    return FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"not analysed: {reason}")]), None
-
-
 def _available_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))  # what this process may use (containers, taskset)
@@ -245,6 +188,7 @@ def _build_options(args, cfg):
     elif cfg.block_dim:
         o.block_dim = cfg.block_dim
     o.use_cache = not args.no_cache and not args.show_masks
+    o.show_masks = args.show_masks
     return o
 
 
@@ -270,79 +214,65 @@ def _run(argv: list[str]) -> int:
     from . import config as config_mod
     cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.paths[0])
     options = _build_options(args, cfg)
-    fail_on = args.fail_on or cfg.fail_on or "warning"
-    jobs = args.jobs or cfg.jobs or _available_cpus()
 
+    from . import pipeline
     from .ir import Diagnostic, Loc
     from .walk import collect
     files, missing, walk_notes = collect(args.paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
                              gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
     diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
     diagnostics += [Diagnostic(Loc(p, 1, 1), "note", msg) for p, msg in walk_notes if p is not None]
-    baseline_keys = None
+    settings = pipeline.RunSettings(
+        jobs=args.jobs or cfg.jobs or _available_cpus(),
+        timeout=args.timeout if 0 < args.timeout < float("inf") else None,
+        fail_on=args.fail_on or cfg.fail_on or "warning",
+        srcroot=os.path.abspath(args.srcroot) if args.srcroot else os.getcwd(),
+        per_path_ignores=cfg.per_path_ignores, root=cfg.root, report_unused=args.report_unused_suppressions)
     if args.baseline:
         from .baseline import load as load_baseline
-        baseline_keys = load_baseline(args.baseline)
+        settings.baseline_keys = load_baseline(args.baseline)
 
-    timeout = args.timeout if 0 < args.timeout < float("inf") else None
-    results = lint_paths(files, options, jobs, args.show_masks, timeout)
-
-    from .report import Report, display_path, printable, render
-    from .report.fingerprint import fingerprints
-    from .report.sources import Sources
-    sources = Sources()
-    findings = []
-    mask_texts: dict[str, str] = {}
-    for r, masks in results:
-        sources.add(r.path, r.text)
-        findings.extend(r.findings)
-        diagnostics.extend(r.diagnostics)
-        if masks is not None:
-            mask_texts[r.path] = masks
-    if cfg.per_path_ignores:
-        findings = _per_path_ignores(findings, cfg)
-
-    from .catalog import code_matches, known_rules
-    from .suppress import apply as apply_suppressions
-    known = known_rules()
-
-    def enabled(code: str) -> bool:
-        from .checks import selected
-        ids = [rid for rid in known if code_matches(code, rid)]
-        return not ids or any(selected(rid, options) for rid in ids)
-
-    justifications, unused = apply_suppressions(findings, sources, files=[r.path for r, _ in results if not r.failed],
-                                                enabled=enabled,
-                                                report_unused=args.report_unused_suppressions)
-    findings.extend(u for u in unused if not any(code_matches(p, u.rule_id)
-                                                  for p in options.ignore))
-    findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
-    srcroot = os.path.abspath(args.srcroot) if args.srcroot else os.getcwd()
-    fps = fingerprints(findings, sources)
-    report = Report(findings=findings, diagnostics=sorted(diagnostics, key=lambda d: (
-        display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r, _ in results], srcroot=srcroot,
-        fingerprints=fps, justifications=justifications, fail_on=fail_on,
-        tool_notes=[msg for p, msg in walk_notes if p is None])
-    if args.format in ("json", "sarif"):
-        report.masks = mask_texts  # inside the document: nothing may precede it on stdout
-    else:
-        for path, masks in mask_texts.items():
-            sys.stdout.write((f"== {display_path(path)} ==\n" if len(results) > 1 else "") + printable(masks))
-    if baseline_keys is not None:
-        from .baseline import apply as apply_baseline
-        report.baseline = apply_baseline(findings, fps, baseline_keys, srcroot)
-
+    report, sources = pipeline.lint_run(files, options, settings, diagnostics,
+                                        [msg for p, msg in walk_notes if p is None])
+    if args.format not in ("json", "sarif"):  # those carry the masks inside the document
+        _print_masks(report.masks, several=len(report.files) > 1)
+        report.masks = {}
     status_extra = EXIT_OK
     if args.fix or args.diff:
-        status_extra = _fixes(report, sources, write=not args.diff)
+        status_extra = _print_fixes(pipeline.apply_fixes(report, sources, write=not args.diff), write=not args.diff)
     report.success = not any(d.severity == "error" for d in report.diagnostics)
+    _print_report(report, args)
+    if not report.success or status_extra == EXIT_ERROR:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if report.failing else EXIT_OK
 
+
+def _print_masks(masks: dict[str, str], several: bool) -> None:
+    from .report import display_path, printable
+    for path, text in masks.items():
+        sys.stdout.write((f"== {display_path(path)} ==\n" if several else "") + printable(text))
+
+
+def _print_fixes(outcome, *, write: bool) -> int:
+    for diff in outcome.diffs:
+        sys.stdout.write(diff)
+    for error in outcome.errors:
+        _err(f"warplint: error: {error}")
+    if write and outcome.findings:
+        n, files = outcome.findings, outcome.files
+        _err(f"fixed {n} {'finding' if n == 1 else 'findings'} in {files} {'file' if files == 1 else 'files'}")
+    return EXIT_ERROR if outcome.errors else EXIT_OK
+
+
+def _print_report(report, args) -> None:
+    """Diagnostics and notes on stderr, the report on stdout or --output, the summary."""
+    from .errors import UsageError
+    from .report import render
+    from .report.text import format_diagnostic, summary
     for d in report.diagnostics:
-        from .report.text import format_diagnostic
         _err(format_diagnostic(d))
     for n in report.tool_notes:
         _err(f"warplint: note: {n}")
-
     color = (args.format == "text" and not args.output and
              (args.color == "always" or (args.color == "auto" and os.environ.get("NO_COLOR") is None
                                          and sys.stdout.isatty())))
@@ -356,54 +286,7 @@ def _run(argv: list[str]) -> int:
     elif not args.diff:
         sys.stdout.write(text)
     if args.format == "text" or args.output:
-        from .report.text import summary
         _err(summary(report))
-
-    if not report.success or status_extra == EXIT_ERROR:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if report.failing else EXIT_OK
-
-
-def _per_path_ignores(findings, cfg):
-    from .catalog import code_matches
-    from .walk import glob_match
-    out = []
-    for f in findings:
-        rel = os.path.relpath(os.path.abspath(f.loc.path), cfg.root).replace(os.sep, "/")
-        drop = not rel.startswith("..") and any(
-            glob_match(g, rel) and any(code_matches(c, f.rule_id) for c in codes)
-            for g, codes in cfg.per_path_ignores.items())
-        if not drop:
-            out.append(f)
-    return out
-
-
-def _fixes(report, sources, *, write: bool) -> int:
-    from .fixer import FixError, plan, unified_diff, write_plan
-    candidates = [f for f in report.findings if not report.hidden(f) and f.fix is not None]
-    linted = {os.path.abspath(p) for p in report.files}  # a fix never edits any other file
-    plans, notes = plan(candidates, sources, linted)
-    report.tool_notes.extend(notes)
-    status = EXIT_OK
-    fixed_ids: set[int] = set()
-    for key in sorted(plans):
-        p = plans[key]
-        if not write:
-            sys.stdout.write(unified_diff(p))
-            continue
-        try:
-            if write_plan(p):
-                fixed_ids.update(id(f) for f in p.fixed)
-        except FixError as e:
-            _err(f"warplint: error: {e}")
-            status = EXIT_ERROR
-    if write:
-        n = len(fixed_ids)
-        if n:
-            files = sum(1 for p in plans.values() if any(id(f) in fixed_ids for f in p.fixed))
-            _err(f"fixed {n} {'finding' if n == 1 else 'findings'} in {files} {'file' if files == 1 else 'files'}")
-        report.findings = [f for f in report.findings if id(f) not in fixed_ids]
-    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -154,7 +154,7 @@ def plan(findings, sources, allowed=None) -> tuple[dict[str, Plan], list[str]]:
 
 def unified_diff(p: Plan) -> str:
     from .report import display_path
-    from .report.sources import split_lines
+    from .sources import split_lines
     name = display_path(p.path)
     new = p.new_text
     if new == p.original:

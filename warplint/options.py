@@ -19,6 +19,7 @@ class Options:
     work_bound: int = 200_000  # analysis steps per function before giving up with a note
     map_ptx_locations: bool = True  # report PTX findings at the .loc source line when present
     use_cache: bool = False  # reuse results of unchanged files (see cache.py); the CLI turns it on
+    show_masks: bool = False  # also describe the masks of every warp primitive (`--show-masks`)
 
 
 DEFAULT_TARGETS = ["sm_60", "sm_70"]  # one pre-Volta and one independent-thread-scheduling target

@@ -29,10 +29,10 @@ def _entries(fa):
         yield bar.instr, bar.block, bar.active, False
 
 
-def format_masks(module, options) -> str:
-    from . import analyze_module
+def format_masks(analyses) -> str:
+    """The masks of the analysed functions ([FunctionAnalysis], as the checks see them)."""
     out = []
-    for fa in analyze_module(module, options):
+    for fa in analyses:
         fn = fa.function
         out.append(f"{'kernel' if fn.is_kernel else 'function'} {fn.display_name or fn.name}:")
         entries = sorted(_entries(fa), key=lambda e: (e[0].loc.line, e[0].loc.col))

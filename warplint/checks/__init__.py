@@ -1,8 +1,8 @@
 """Checks: one small function per rule, reading analysis results only.
 
 A check is `def check(ctx: Context) -> None` registered with `@rule("WL003")`; it calls
-`ctx.report(...)` for each finding.  The runner analyses each function once and runs the
-checks once per target, then merges findings that hold for several targets.
+`ctx.report(...)` for each finding.  The pipeline (`pipeline.check`) analyses each function once,
+runs the checks once per target and merges findings that hold for several targets.
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..catalog import code_matches, default_severity
-from ..findings import Finding, Fix, Step, severity_rank
-from ..ir import Diagnostic, Instr, Loc
+from ..findings import Finding, Fix, Step
+from ..ir import Instr
 from ..targets import Target
 
 RULES: dict[str, Callable] = {}  # rule id -> check; the rule's metadata is in `catalog`
@@ -76,41 +76,3 @@ def selected(rule_id: str, options) -> bool:
     if select and not any(code_matches(p, rule_id) for p in select):
         return False
     return not any(code_matches(p, rule_id) for p in getattr(options, "ignore", []) or [])
-
-
-def run_checks(module, targets: list[Target], options) -> list[Finding]:
-    from ..analysis import analyze_module
-    analyses = analyze_module(module, options)
-    merged: dict[tuple, Finding] = {}
-    by_place: dict[tuple, Finding] = {}
-    for target in targets:
-        for fa in analyses:
-            for rule_id, check in registered().items():
-                if not selected(rule_id, options):
-                    continue
-                ctx = Context(module, fa, target, options, rule_id)
-                check(ctx)
-                for f in ctx.findings:
-                    place = (f.rule_id, f.loc.path, f.loc.line, f.loc.col)
-                    key = place + (f.message,)
-                    old = merged.get(key)
-                    if old is not None:  # the same finding for another target
-                        if target.name not in old.targets:
-                            old.targets = old.targets + (target.name,)
-                        continue
-                    twin = by_place.get(place + (target.name,))
-                    if twin is not None:  # another inlined copy of one device function
-                        note = f"also, in another calling context: {f.message}"
-                        if note not in twin.details:
-                            twin.details.append(note)
-                        if severity_rank(f.severity) > severity_rank(twin.severity):
-                            twin.severity, twin.certainty = f.severity, f.certainty
-                        continue
-                    merged[key] = f
-                    by_place[place + (target.name,)] = f
-    for fa in analyses:  # after the checks: they can add notes (a work bound they hit)
-        fn = fa.function
-        for note in fa.notes:
-            module.diagnostics.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
-                                                 f"function '{fn.display_name or fn.name}': {note}"))
-    return sorted(merged.values(), key=Finding.sort_key)

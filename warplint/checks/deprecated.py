@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..findings import Edit, Fix
-from ..report.sources import lines_of
+from ..sources import lines_of
 from . import Context, rule
 
 _CUDA_SYNC_NAME = {"__any": "__any_sync", "__all": "__all_sync", "__ballot": "__ballot_sync",

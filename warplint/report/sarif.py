@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from urllib.parse import quote
 
 from . import Report, printable_data
-from .fingerprint import FINGERPRINT_KEY
+from ..fingerprint import FINGERPRINT_KEY, artifact_uri
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 DEFAULT_REPO = "https://github.com/warplint/warplint"
@@ -29,28 +28,18 @@ def repo_url() -> str:
     except Exception:  # not installed: running from a checkout
         pass
     try:  # the checkout's pyproject.toml
-        from ..config import _toml
+        try:
+            import tomllib
+        except ImportError:  # Python 3.10
+            import tomli as tomllib
         with open(Path(__file__).resolve().parents[2] / "pyproject.toml", "rb") as f:
-            urls = _toml().load(f).get("project", {}).get("urls", {})
+            urls = tomllib.load(f).get("project", {}).get("urls", {})
         for label in ("Homepage", "Repository", "Source"):
             if urls.get(label):
                 return str(urls[label]).rstrip("/")
     except Exception:
         pass
     return DEFAULT_REPO
-
-
-def artifact_uri(path: str, srcroot: str) -> tuple[str, str | None]:
-    """(uri, uriBaseId): relative to %SRCROOT% when the file lies under it, else an absolute file URI."""
-    ap = os.path.abspath(path)
-    root = os.path.abspath(srcroot)
-    try:
-        rel = os.path.relpath(ap, root)
-    except ValueError:
-        rel = os.pardir
-    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-        return Path(ap).as_uri(), None
-    return quote(os.fsencode(rel.replace(os.sep, "/"))), "%SRCROOT%"  # the name's bytes, %-encoded
 
 
 def _rules(report: Report):

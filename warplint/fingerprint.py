@@ -1,4 +1,5 @@
-"""Stable partial fingerprints: they survive edits elsewhere in the file (no line numbers).
+"""A finding's identity across runs (SARIF, `--baseline`): the file's artifact URI and a stable
+partial fingerprint that survives edits elsewhere in the file (no line numbers).
 
 fingerprint = sha256(rule id, function, flagged line with whitespace collapsed and `//`
 comments removed)[:16] + ":" + occurrence index of that hash in the file (in line order).
@@ -8,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from pathlib import Path
+from urllib.parse import quote
 
 FINGERPRINT_KEY = "warplint/v1"
 _WS = re.compile(r"\s+")
@@ -32,3 +35,16 @@ def fingerprints(findings, sources) -> dict[int, str]:
         seen[k] = n + 1
         out[id(f)] = f"{h}:{n}"
     return out
+
+
+def artifact_uri(path: str, srcroot: str) -> tuple[str, str | None]:
+    """(uri, uriBaseId): relative to %SRCROOT% when the file lies under it, else an absolute file URI."""
+    ap = os.path.abspath(path)
+    root = os.path.abspath(srcroot)
+    try:
+        rel = os.path.relpath(ap, root)
+    except ValueError:
+        rel = os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return Path(ap).as_uri(), None
+    return quote(os.fsencode(rel.replace(os.sep, "/"))), "%SRCROOT%"  # the name's bytes, %-encoded

@@ -1,0 +1,400 @@
+"""The pipeline in one place, as named stages; nothing here prints.
+
+One file (`lint_file`, in a worker process when a run has several files):
+    read_source -> parse -> analyse -> [format masks] -> check -> analysis notes   (+ result cache)
+A run (`lint_run`, then `apply_fixes` for --fix/--diff):
+    lint_paths -> drop_per_path_ignores -> suppress -> fingerprint -> baseline -> Report
+`cli.py` parses the arguments, calls these stages and prints what they return.
+Imports stay lazy: the front ends and analyses (networkx, pycparser) load only when a file is
+analysed, never for `--version`, `rules`, `--explain` or a cache hit.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .findings import Finding, severity_rank
+from .ir import Diagnostic, Loc, Module
+from .options import DEFAULT_TARGETS, Options
+from .targets import Target
+
+PTX_SUFFIXES = (".ptx",)
+CUDA_SUFFIXES = (".cu", ".cuh")
+MAX_BYTES = 64 * 1024 * 1024
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str = ""
+    module: Module | None = None  # in the analysing process only (costly to pickle)
+    masks: str | None = None  # `--show-masks` text, from the analyses the checks ran on
+
+    @property
+    def failed(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+
+# -- the input tree ------------------------------------------------------------------------------
+
+def linted_tree(path: str) -> str:
+    """The directory tree a linted file may draw on (local includes, PTX `.loc` sources): the
+    repository holding it (nearest `.git` above it), else the file's own directory.  `-I`
+    directories are added by the CUDA front end; nothing else is read or pointed at."""
+    from .walk import repo_root
+    return repo_root(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
+
+
+def within(path: str, roots) -> bool:
+    """Does `path`, links resolved, lie in one of the directories `roots` and outside the pseudo
+    file systems (whose "regular" files are not source)?"""
+    real = os.path.realpath(path)
+
+    def inside(root: str) -> bool:
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+    return not any(inside(p) for p in PSEUDO_FILESYSTEMS) and any(inside(os.path.realpath(r)) for r in roots)
+
+
+# -- one file ------------------------------------------------------------------------------------
+
+def read_source(path: str) -> str:
+    """Read a file as text; undecodable bytes and NULs become an InputError with a location."""
+    from .inputs import InputFileError, read_regular
+    try:
+        data = read_regular(path, MAX_BYTES)  # a FIFO or device is refused, never read
+    except InputFileError as e:
+        raise InputError(Loc(path, 1, 1), str(e)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(Loc(path, line, col), "file is not valid UTF-8 text") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise InputError(Loc(path, line, col), "file contains a NUL byte (binary file?)")
+    return text
+
+
+def parse_text(text: str, path: str, options: Options) -> Module:
+    """Front end: source text -> warp IR module."""
+    if path.endswith(CUDA_SUFFIXES):
+        if options.via_nvcc:
+            from .via_nvcc import compile_to_ptx_module
+            return compile_to_ptx_module(path, options)
+        from .frontends.cuda import parse_cuda
+        return parse_cuda(text, path, options)
+    from .frontends.ptx import parse_ptx
+    module = parse_ptx(text, path, map_locations=options.map_ptx_locations)
+    if options.map_ptx_locations:
+        _unmapped_missing_sources(module)
+    return module
+
+
+def _unmapped_missing_sources(module: Module) -> None:
+    """A `.loc` naming a source file that is not a regular file in the linted tree (PTX built
+    elsewhere, or pointing outside the tree) must not send reports, suppressions or `--fix`
+    there: those instructions are reported at their PTX line."""
+    from . import cache
+    tree = linted_tree(module.path)
+    usable: dict[str, bool] = {}
+    for fn in module.functions:
+        for item in fn.body:
+            raw = getattr(item, "raw_loc", None)
+            if raw is None or item.loc is None or item.loc.path == module.path:
+                continue
+            path = item.loc.path
+            if path not in usable:
+                cache.note_probe(path)  # the result cache keys on what stands there
+                usable[path] = within(path, [tree]) and os.path.isfile(path)
+            if not usable[path]:
+                item.loc, item.raw_loc = raw, None
+
+
+def resolve_targets(module: Module, options: Options) -> list[Target]:
+    if options.targets:
+        names = options.targets
+    elif module.target:
+        names = [module.target]
+    else:
+        names = DEFAULT_TARGETS
+    return [Target.parse(n) for n in names]
+
+
+def analyse(module: Module, options: Options) -> list:
+    """CFGs and analyses of every function the checks look at ([FunctionAnalysis])."""
+    from .analysis import analyze_module
+    return analyze_module(module, options)
+
+
+def check(module: Module, analyses: list, targets: list[Target], options: Options) -> list[Finding]:
+    """Run the selected checks once per analysed function and target; a finding that holds for
+    several targets is one finding listing them, and one found again in another inlined copy
+    of a device function becomes a detail of the first."""
+    from .checks import Context, registered, selected
+    merged: dict[tuple, Finding] = {}
+    by_place: dict[tuple, Finding] = {}
+    for target in targets:
+        for fa in analyses:
+            for rule_id, rule_check in registered().items():
+                if not selected(rule_id, options):
+                    continue
+                ctx = Context(module, fa, target, options, rule_id)
+                rule_check(ctx)
+                for f in ctx.findings:
+                    _merge(f, target, merged, by_place)
+    return sorted(merged.values(), key=Finding.sort_key)
+
+
+def _merge(f: Finding, target: Target, merged: dict, by_place: dict) -> None:
+    place = (f.rule_id, f.loc.path, f.loc.line, f.loc.col)
+    old = merged.get(place + (f.message,))
+    if old is not None:  # the same finding for another target
+        if target.name not in old.targets:
+            old.targets = old.targets + (target.name,)
+        return
+    twin = by_place.get(place + (target.name,))
+    if twin is not None:  # another inlined copy of one device function
+        note = f"also, in another calling context: {f.message}"
+        if note not in twin.details:
+            twin.details.append(note)
+        if severity_rank(f.severity) > severity_rank(twin.severity):
+            twin.severity, twin.certainty = f.severity, f.certainty
+        return
+    merged[place + (f.message,)] = f
+    by_place[place + (target.name,)] = f
+
+
+def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:
+    """The notes of the analyses and checks (a work bound they hit), one per function."""
+    out = []
+    for fa in analyses:
+        fn = fa.function
+        for note in fa.notes:
+            out.append(Diagnostic(fn.loc or Loc(module.path, 1, 1), "note",
+                                  f"function '{fn.display_name or fn.name}': {note}"))
+    return out
+
+
+def lint_module(module: Module, options: Options) -> list[Finding]:
+    """analyse + check, the notes added to the module's diagnostics (scripts and tests)."""
+    analyses = analyse(module, options)
+    findings = check(module, analyses, resolve_targets(module, options), options)
+    module.diagnostics.extend(analysis_notes(module, analyses))
+    return findings
+
+
+def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
+    options = options or Options()
+    result = FileResult(path, text=text)
+    try:
+        module = result.module = parse_text(text, path, options)
+        analyses = analyse(module, options)
+        masks = _format_masks(analyses) if options.show_masks else None  # before the checks' notes
+        result.findings = check(module, analyses, resolve_targets(module, options), options)
+        result.diagnostics.extend(module.diagnostics + analysis_notes(module, analyses))
+        if not result.failed:
+            result.masks = masks
+    except InputError as e:
+        result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
+    except RecursionError:
+        result.diagnostics.append(Diagnostic(Loc(path, 1, 1), "error", "input nested too deeply to analyse"))
+    return result
+
+
+def _format_masks(analyses: list) -> str:
+    from .analysis.show import format_masks
+    return format_masks(analyses)
+
+
+def lint_file(path: str, options: Options | None = None) -> FileResult:
+    """read_source, then lint_text or the result cache."""
+    options = options or Options()
+    try:
+        text = read_source(path)
+    except InputError as e:
+        return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
+    if not options.use_cache or options.via_nvcc:  # nvcc reads what it likes: never cached
+        return lint_text(text, path, options)
+    from . import cache
+    k = cache.key(text.encode("utf-8"), options)
+    hit = cache.load(k, path)
+    if hit is not None:
+        return FileResult(path, hit[0], hit[1], text)
+    cache.start_recording()  # the front ends note every other file they look at
+    try:
+        result = lint_text(text, path, options)
+    finally:
+        deps = cache.stop_recording()
+    cache.store(k, path, result.findings, result.diagnostics, deps)
+    return result
+
+
+# -- many files ----------------------------------------------------------------------------------
+
+def lint_paths(files: list[str], options: Options, jobs: int, timeout: float | None = None) -> list[FileResult]:
+    """The results in the order of `files`.  One file runs in this process; several run in
+    worker processes (one file at a time each), where a file that kills its worker or runs
+    past `timeout` seconds gets a diagnostic and the others are analysed as usual."""
+    if len(files) <= 1:
+        return [_lint_one(f, options) for f in files]
+    from functools import partial
+
+    from .workers import Lost, run_all
+    _load_analyses(files)
+    try:
+        results = run_all(files, partial(_lint_one, options=options), max(1, min(jobs, len(files))), timeout)
+    except OSError:  # cannot start worker processes here: run serially, without a time limit
+        return [_lint_one(f, options) for f in files]
+    return [_not_analysed(path, r.reason) if isinstance(r, Lost) else r for path, r in zip(files, results)]
+
+
+def _lint_one(path: str, options: Options) -> FileResult:
+    """Runs in a worker process: never raises, drops the module (not needed, costly to pickle)."""
+    try:
+        r = lint_file(path, options)
+    except Exception as e:  # a bug in an analysis must not take the whole run down
+        r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
+                                                     f"internal error while analysing: {type(e).__name__}: {e}")])
+    r.module = None
+    return r
+
+
+def _load_analyses(files: list[str]) -> None:
+    """Import what the files need before the workers fork, so that each need not."""
+    import importlib
+    names = ["warplint.pipeline", "warplint.checks", "warplint.analysis"]
+    if any(f.endswith(".ptx") for f in files):
+        names.append("warplint.frontends.ptx")
+    if any(f.endswith((".cu", ".cuh")) for f in files):
+        names.append("warplint.frontends.cuda")
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the worker reports it for the file that needs it
+            pass
+
+
+def _not_analysed(path: str, reason: str) -> FileResult:
+    return FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"not analysed: {reason}")])
+
+
+# -- the run's findings --------------------------------------------------------------------------
+
+def drop_per_path_ignores(findings: list[Finding], per_path_ignores: dict, root: str) -> list[Finding]:
+    """Configuration `per-path-ignores`: glob (relative to the configuration's root) -> codes."""
+    if not per_path_ignores:
+        return findings
+    from .catalog import code_matches
+    from .walk import glob_match
+    out = []
+    for f in findings:
+        rel = os.path.relpath(os.path.abspath(f.loc.path), root).replace(os.sep, "/")
+        drop = not rel.startswith("..") and any(
+            glob_match(g, rel) and any(code_matches(c, f.rule_id) for c in codes)
+            for g, codes in per_path_ignores.items())
+        if not drop:
+            out.append(f)
+    return out
+
+
+def suppress(findings: list[Finding], sources, results: list[FileResult], options: Options,
+             report_unused: bool) -> tuple[dict[int, str], list[Finding]]:
+    """In-source suppressions: (id(finding) -> justification, WL900 findings to add)."""
+    from .catalog import code_matches, known_rules
+    from .checks import selected
+    from .suppress import apply
+    known = known_rules()
+
+    def enabled(code: str) -> bool:
+        ids = [rid for rid in known if code_matches(code, rid)]
+        return not ids or any(selected(rid, options) for rid in ids)
+
+    justifications, unused = apply(findings, sources, files=[r.path for r in results if not r.failed],
+                                   enabled=enabled, report_unused=report_unused)
+    unused = [u for u in unused if not any(code_matches(p, u.rule_id) for p in options.ignore)]
+    return justifications, unused
+
+
+@dataclass
+class RunSettings:
+    """What a run's post-steps need beyond the options of each file."""
+    jobs: int = 1
+    timeout: float | None = None
+    fail_on: str = "warning"
+    srcroot: str = ""
+    per_path_ignores: dict = field(default_factory=dict)
+    root: str = "."  # the configuration's root (per-path ignores are relative to it)
+    report_unused: bool = False
+    baseline_keys: set | None = None  # from `baseline.load`
+
+
+def lint_run(files: list[str], options: Options, settings: RunSettings, diagnostics: list[Diagnostic],
+             tool_notes: list[str]):
+    """Lint `files` and build the run's Report (sorted, suppressed, fingerprinted, baselined).
+    Returns (Report, Sources)."""
+    from .report import Report, display_path
+    from .fingerprint import fingerprints
+    from .sources import Sources
+    results = lint_paths(files, options, settings.jobs, settings.timeout)
+    sources = Sources()
+    findings: list[Finding] = []
+    diagnostics = list(diagnostics)
+    for r in results:
+        sources.add(r.path, r.text)
+        findings.extend(r.findings)
+        diagnostics.extend(r.diagnostics)
+    findings = drop_per_path_ignores(findings, settings.per_path_ignores, settings.root)
+    justifications, unused = suppress(findings, sources, results, options, settings.report_unused)
+    findings.extend(unused)
+    findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
+    fps = fingerprints(findings, sources)
+    report = Report(findings=findings, diagnostics=sorted(diagnostics, key=lambda d: (
+        display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r in results],
+        srcroot=settings.srcroot, fingerprints=fps, justifications=justifications, fail_on=settings.fail_on,
+        tool_notes=list(tool_notes), masks={r.path: r.masks for r in results if r.masks is not None})
+    if settings.baseline_keys is not None:
+        from .baseline import apply as apply_baseline
+        report.baseline = apply_baseline(findings, fps, settings.baseline_keys, report.srcroot)
+    return report, sources
+
+
+@dataclass
+class FixOutcome:
+    diffs: list[str] = field(default_factory=list)  # --diff: one unified diff per file
+    errors: list[str] = field(default_factory=list)  # fixes that could not be written
+    findings: int = 0  # findings fixed
+    files: int = 0  # files written
+
+
+def apply_fixes(report, sources, *, write: bool) -> FixOutcome:
+    """The fixes of the visible findings: written in place (fixed findings leave the report),
+    or as diffs.  Notes about skipped fixes go to the report's tool notes."""
+    from .fixer import FixError, plan, unified_diff, write_plan
+    candidates = [f for f in report.findings if not report.hidden(f) and f.fix is not None]
+    linted = {os.path.abspath(p) for p in report.files}  # a fix never edits any other file
+    plans, notes = plan(candidates, sources, linted)
+    report.tool_notes.extend(notes)
+    out = FixOutcome()
+    fixed_ids: set[int] = set()
+    for key in sorted(plans):
+        p = plans[key]
+        if not write:
+            out.diffs.append(unified_diff(p))
+            continue
+        try:
+            if write_plan(p):
+                fixed_ids.update(id(f) for f in p.fixed)
+        except FixError as e:
+            out.errors.append(str(e))
+    if write:
+        out.findings = len(fixed_ids)
+        out.files = sum(1 for p in plans.values() if any(id(f) in fixed_ids for f in p.fixed))
+        report.findings = [f for f in report.findings if id(f) not in fixed_ids]
+    return out
