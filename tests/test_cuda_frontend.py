@@ -1,6 +1,7 @@
 """CUDA-C front end: lowering of each construct to the PTX-shaped warp IR."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -557,3 +558,11 @@ def test_calls_under_short_circuit_and_ternary_only_run_for_selected_lanes():
     from warplint.engine import lint_text
     found = lint_text(src, "k.cu", Options(targets=["sm_70"])).findings
     assert not [x for x in found if x.rule_id in ("WL003", "WL004")]  # masks match the lanes
+
+
+def test_intrinsics_do_not_import_the_lowering_back():
+    """lower -> intrinsics -> ctype, with no cycle back to lower."""
+    code = ("import sys, warplint.frontends.cuda.intrinsics; "
+            "print('warplint.frontends.cuda.lower' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

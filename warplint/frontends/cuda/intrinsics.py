@@ -5,8 +5,22 @@ import re
 
 from ...errors import InputError
 from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym
-from .lower import (_ATOM, _BITOPS, _REDUX, _SHFL, _VOTE, INT, OPAQUE, PRED, UINT, T,
-                    Unsupported)
+from .ctype import INT, OPAQUE, PRED, UINT, T, Unsupported
+
+_SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
+         "__shfl_xor_sync": ("bfly", True), "__shfl": ("idx", False), "__shfl_up": ("up", False),
+         "__shfl_down": ("down", False), "__shfl_xor": ("bfly", False)}
+_VOTE = {"__any_sync": ("any", True), "__all_sync": ("all", True), "__uni_sync": ("uni", True),
+         "__ballot_sync": ("ballot", True), "__any": ("any", False), "__all": ("all", False),
+         "__ballot": ("ballot", False)}
+_REDUX = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
+          "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
+_ATOM = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicMin": "min",
+         "atomicMax": "max", "atomicInc": "inc", "atomicDec": "dec", "atomicCAS": "cas",
+         "atomicAnd": "and", "atomicOr": "or", "atomicXor": "xor"}
+_BITOPS = {"__popc": "popc.b32", "__popcll": "popc.b64", "__ffs": "ffs.b32", "__ffsll": "ffs.b64",
+           "__clz": "clz.b32", "__clzll": "clz.b64", "__brev": "brev.b32", "__brevll": "brev.b64"}
+
 
 _ASM_OPERAND = re.compile(r"%(\d+)|%%|%=")
 
