@@ -135,7 +135,9 @@ class CFG:
         """The reversed CFG rooted at EXIT.  Blocks that cannot reach EXIT (infinite loops)
         are treated as if they could (an edge EXIT -> block), so every block has a
         post-dominator."""
-        rev = self.graph.reverse(copy=True)
+        rev = nx.DiGraph()  # structure only: reverse(copy=True) would deep-copy the blocks
+        rev.add_nodes_from(self.graph)
+        rev.add_edges_from((v, u) for u, v in self.graph.edges)
         reaches_exit = nx.descendants(rev, EXIT)
         rev.add_edges_from((EXIT, b) for b in range(len(self.blocks)) if b not in reaches_exit)
         return rev
