@@ -130,3 +130,31 @@ def test_wl001_severity(rel):
     for run in runs:
         sev = {f.severity for f in run.findings if f.rule_id == "WL001"}
         assert sev == {want[run.target]}, f"[{run.target}] WL001 severities {sev}"
+
+
+WL006_CUDA_AND_ASM = """\
+__device__ float down24(float v) { return __shfl_down_sync(0xffffffff, v, 1, 24); }
+
+__global__ void k(float *o)
+{
+    float v = o[threadIdx.x];
+    v = down24(v);
+    int r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, 0, 0x81f, 0xffffffff;" : "=r"(r) : "r"(__float_as_int(v)));
+    o[threadIdx.x] = v + r;
+}
+"""
+
+
+def test_wl006_judges_what_was_written(tmp_path):
+    """A CUDA call is judged by its width argument (also once inlined into its caller), inline
+    PTX in the same file by its c operand: the instruction's origin decides, not its text."""
+    from fixture_harness import lint_runs
+    path = tmp_path / "widths.cu"
+    path.write_text(WL006_CUDA_AND_ASM, encoding="utf-8")
+    for run in lint_runs(path):
+        got = {(f.loc.line, f.message) for f in run.findings if f.rule_id == "WL006"}
+        assert got == {(1, "shuffle width 24 is not a power of two between 1 and 32"),
+                       (8, "shfl c operand 0x81f: segment mask 0x08 is not ~(W-1) & 0x1f for any "
+                           "power-of-two sub-warp width W")}, f"[{run.target}] {got}"
+        assert not any(f.details for f in run.findings if f.rule_id == "WL006"), run.target

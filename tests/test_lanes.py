@@ -29,21 +29,21 @@ def test_ballot_mask_equals_branch_mask():
     active = FULL_SET.and_(LaneSet.lit(p))
     member = LaneSet.lit(p)  # __ballot_sync(full, p) as a lane set
     cmp = compare(active, member, lits)
-    assert cmp["only_active_possible"] == 0 and cmp["only_member_possible"] == 0
+    assert cmp.only_active_possible == 0 and cmp.only_member_possible == 0
 
 
 def test_data_dependent_subset_is_possible_not_definite():
     lits = Literals()
     p = lits.get("p", "lane", "lane", "x > 0")
     cmp = compare(LaneSet.lit(p), FULL_SET, lits)
-    assert cmp["only_member_possible"] == FULL and cmp["only_member_definite"] == 0
+    assert cmp.only_member_possible == FULL and cmp.only_member_definite == 0
 
 
 def test_uniform_condition_keeps_whole_warp():
     lits = Literals()
     u = lits.get("u", "uniform", "block", "n > 4")
     cmp = compare(LaneSet.lit(u), FULL_SET, lits)
-    assert cmp["only_member_possible"] == 0
+    assert cmp.only_member_possible == 0
     assert definite_bits(LaneSet.lit(u), lits) == FULL
 
 
@@ -54,5 +54,5 @@ def test_warp_case_masks():
     # threadIdx.x < 48: warp 0 all lanes, warp 1 lanes 0-15
     active = LaneSet.lit(w0).or_(LaneSet.lit(w1, 0xFFFF))
     cmp = compare(active, FULL_SET, lits)
-    assert cmp["only_member_possible"] == 0xFFFF0000 and cmp["only_member_definite"] == 0
+    assert cmp.only_member_possible == 0xFFFF0000 and cmp.only_member_definite == 0
     assert "lanes 0-15" in describe(active, lits)

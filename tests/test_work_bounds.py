@@ -97,5 +97,5 @@ def test_widened_sets_are_sound():
     assert big.possible_bits == u.possible_bits
     assert definite_bits(big, lits) == 0
     cmp = compare(big, FULL_SET, lits)
-    assert cmp["only_member_possible"] == 0xFFFFFFFF and cmp["only_member_definite"] == 0
-    assert cmp["only_active_possible"] == 0
+    assert cmp.only_member_possible == 0xFFFFFFFF and cmp.only_member_definite == 0
+    assert cmp.only_active_possible == 0

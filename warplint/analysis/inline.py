@@ -101,7 +101,7 @@ def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
             continue
         out.append(Instr(item.opcode, tuple(mapop(d) for d in item.dests),
                          tuple(mapop(s) for s in item.srcs), item.loc, guard, item.raw_loc,
-                         item.text, item.negated))
+                         item.text, item.negated, from_cuda=item.from_cuda))
     out.append(Label(end, loc))
     out.extend(epilogue)
     return out

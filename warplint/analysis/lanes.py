@@ -298,29 +298,35 @@ def _exec_formula(s: LaneSet, lits: "Literals | None") -> list[frozenset]:
     return [frozenset(x for x in l if lits[x].kind == "uniform") for _, l in s.cubes]
 
 
-def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Per-lane comparison of an active set with a membermask (32-bit masks): the lanes that can /
+    always (whenever the instruction executes) be active but not in the mask, and the converse."""
+    only_active_possible: int = 0
+    only_active_definite: int = 0
+    only_member_possible: int = 0
+    only_member_definite: int = 0
+
+
+def _exact_comparison(active: int, member: int) -> Comparison:
+    return Comparison(active & ~member, active & ~member, member & ~active, member & ~active)
+
+
+def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None) -> Comparison:
     """Per-lane comparison of two lane sets, assuming the instruction executes
     (`exec_cond`, default `active`, is non-empty).
-
-    Returns a dict with 32-bit masks:
-      only_active_possible / only_active_definite: lanes that can / always (whenever
-        executed) be in `active` but not in `member`;
-      only_member_possible / only_member_definite: the converse.
     With more than MAX_VARS literals involved, an over-approximation (`compare_roughly`).
     """
     ea, em = active.exact, member.exact
     if ea is not None and em is not None:  # the common case: no conditions at all
-        return {"only_active_possible": ea & ~em, "only_active_definite": ea & ~em,
-                "only_member_possible": em & ~ea, "only_member_definite": em & ~ea}
+        return _exact_comparison(ea, em)
     if lits is not None:
         wa, wm = active.warp_exact(lits), member.warp_exact(lits)
         if wa is not None and wm is not None and not member.lits:
             # only warp-uniform conditions decide whether the warp gets here at all
-            return {"only_active_possible": wa & ~wm, "only_active_definite": wa & ~wm,
-                    "only_member_possible": wm & ~wa, "only_member_definite": wm & ~wa}
+            return _exact_comparison(wa, wm)
     ex = _exec_formula(active, lits)
-    res = {"only_active_possible": 0, "only_active_definite": 0,
-           "only_member_possible": 0, "only_member_definite": 0}
+    masks = [0, 0, 0, 0]  # in the order of Comparison's fields
     cache: dict = {}
     for lane in range(32):
         fa = active.lane_formula(lane)
@@ -346,26 +352,19 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None):
             if not seen_exec:
                 a_not_m_all = m_not_a_all = False
             cache[key] = (a_not_m_any, a_not_m_all, m_not_a_any, m_not_a_all)
-        a_any, a_all, m_any, m_all = cache[key]
-        bit = 1 << lane
-        if a_any:
-            res["only_active_possible"] |= bit
-        if a_all:
-            res["only_active_definite"] |= bit
-        if m_any:
-            res["only_member_possible"] |= bit
-        if m_all:
-            res["only_member_definite"] |= bit
-    return res
+        for k, hit in enumerate(cache[key]):
+            if hit:
+                masks[k] |= 1 << lane
+    return Comparison(*masks)
 
 
-def compare_roughly(active: LaneSet, member: LaneSet) -> dict:
+def compare_roughly(active: LaneSet, member: LaneSet) -> Comparison:
     """`compare` without the conditions: a lane may be in one set and not the other unless
     it is in the other unconditionally; nothing is definite."""
     def unconditional(s: LaneSet) -> int:
         return _bits_of(c for c in s.cubes if not c[1])
-    return {"only_active_possible": active.possible_bits & ~unconditional(member), "only_active_definite": 0,
-            "only_member_possible": member.possible_bits & ~unconditional(active), "only_member_definite": 0}
+    return Comparison(only_active_possible=active.possible_bits & ~unconditional(member),
+                      only_member_possible=member.possible_bits & ~unconditional(active))
 
 
 def too_many_conditions(*sets: LaneSet) -> bool:

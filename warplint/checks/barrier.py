@@ -18,9 +18,7 @@ def barrier_divergence(ctx: Context) -> None:
         if bar.counted or bar.active.is_empty():
             continue
         cmp = compare(bar.active, FULL_SET, fa.lits)
-        if cmp is None:
-            continue
-        lanes_missing = cmp["only_member_possible"]
+        lanes_missing = cmp.only_member_possible
         warp_lits = [x for x in bar.active.lits if fa.lits[x].scope == "warp"]
         if not lanes_missing and not warp_lits:
             continue

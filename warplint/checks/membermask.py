@@ -26,9 +26,7 @@ def _checked_ops(ctx: Context):
         for part in parts:
             if part.active.is_empty():
                 continue
-            cmp = compare(part.active, part.member, ctx.analysis.lits)
-            if cmp is not None:
-                yield part, cmp
+            yield part, compare(part.active, part.member, ctx.analysis.lits)
 
 
 def _name(op) -> str:
@@ -43,10 +41,10 @@ def _mask_text(ctx, op) -> str:
 @rule("WL003")
 def lane_not_in_membermask(ctx: Context) -> None:
     for op, cmp in _checked_ops(ctx):
-        bits = cmp["only_active_possible"]
+        bits = cmp.only_active_possible
         if not bits:
             continue
-        definite = cmp["only_active_definite"]
+        definite = cmp.only_active_definite
         lanes = lane_ranges(definite or bits)
         ctx.report(op.instr, f"{lanes} {'execute' if definite else 'may execute'} '{_name(op)}' "
                    f"but {'are' if definite else 'would be'} not in its membermask {_mask_text(ctx, op)} "
@@ -61,10 +59,10 @@ def pre_volta_mask_mismatch(ctx: Context) -> None:
     if ctx.target.independent_scheduling:
         return
     for op, cmp in _checked_ops(ctx):
-        bits = cmp["only_member_possible"]
+        bits = cmp.only_member_possible
         if not bits:
             continue
-        definite = cmp["only_member_definite"]
+        definite = cmp.only_member_definite
         ctx.report(op.instr, f"on {ctx.target} (pre-Volta) the membermask {_mask_text(ctx, op)} of "
                    f"'{_name(op)}' names {lane_ranges(definite or bits)}, which "
                    f"{'are not' if definite else 'may not be'} active here; every lane in the "
@@ -82,7 +80,7 @@ def membermask_lanes_never_arrive(ctx: Context) -> None:
         return
     ops = ctx.analysis.warp_ops
     for op, cmp in _checked_ops(ctx):
-        bits = cmp["only_member_possible"]
+        bits = cmp.only_member_possible
         if not bits:
             continue
         mine = op.instr
@@ -98,8 +96,8 @@ def membermask_lanes_never_arrive(ctx: Context) -> None:
         bad = [d for d in divs if d.fate in ("skip", "mixed")]
         if not bad:
             continue
-        definite = cmp["only_member_definite"] and all(d.fate == "skip" for d in divs)
-        lanes = lane_ranges(cmp["only_member_definite"] or bits)
+        definite = cmp.only_member_definite and all(d.fate == "skip" for d in divs)
+        lanes = lane_ranges(cmp.only_member_definite or bits)
         cfg = ctx.analysis.cfg
         flow = ctx.analysis.why(op.block)
         related = []

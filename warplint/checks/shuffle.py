@@ -24,7 +24,7 @@ def shfl_width_invalid(ctx: Context) -> None:
             continue
         ins = op.instr
         mode = next((m for m in ins.mods if m in ("up", "down", "bfly", "idx")), "idx")
-        if ins.text.startswith("__"):
+        if ins.from_cuda:  # the c operand encodes the call's width argument
             width = 32 - (c >> 8)
             if width < 1 or width > 32 or width & (width - 1):
                 ctx.report(ins, f"shuffle width {width} is not a power of two between 1 and 32")
