@@ -1,105 +1,17 @@
 """pycparser AST -> PTX-shaped warp IR (see the lowering contract in the package docstring)."""
 from __future__ import annotations
 
-
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
+from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, T, Unsupported
+from .intrinsics import call
 from .lexer import brief
 from .preprocess import char_value, parse_int
 from .rewrite import BUILTIN_TYPES, MARKERS
-
-
-class Unsupported(Exception):
-    def __init__(self, msg, coord=None):
-        super().__init__(msg)
-        self.msg = msg
-        self.coord = coord
-
-
-# -- types ------------------------------------------------------------------------------
-class T:
-    __slots__ = ("kind", "bits", "elem", "space", "vol", "dims", "name")
-
-    def __init__(self, kind, bits=32, elem=None, space=None, vol=False, dims=(), name=None):
-        self.kind = kind  # s u f b(opaque/struct value) p(pointer) a(array)
-        self.bits = bits
-        self.elem = elem
-        self.space = space
-        self.vol = vol
-        self.dims = dims
-        self.name = name
-
-    def with_(self, **kw):
-        t = T(self.kind, self.bits, self.elem, self.space, self.vol, self.dims, self.name)
-        for k, v in kw.items():
-            setattr(t, k, v)
-        return t
-
-    @property
-    def is_ptr(self):
-        return self.kind in ("p", "a")
-
-    @property
-    def size(self) -> int:
-        if self.kind == "a":
-            n = 1
-            for d in self.dims:
-                n *= d or 1
-            return n * self.elem.size
-        if self.kind == "p":
-            return 8
-        return max(1, self.bits // 8)
-
-    @property
-    def ptx(self) -> str:
-        if self.kind in ("p", "a"):
-            return "u64"
-        if self.kind == "f":
-            return f"f{max(self.bits, 16)}"
-        if self.kind in ("s", "u"):
-            return f"{self.kind}{max(self.bits, 8)}"
-        b = self.bits
-        return f"b{b}" if b in (8, 16, 32, 64, 128) else "b32"
-
-    @property
-    def arith(self) -> str:
-        """Type suffix of arithmetic after integer promotion."""
-        if self.kind in ("p", "a"):
-            return "s64"
-        if self.kind == "f":
-            return f"f{max(self.bits, 32)}"
-        if self.kind in ("s", "u"):
-            return f"{self.kind}{max(self.bits, 32)}"
-        return "s32" if self.bits <= 32 else "b64"
-
-
-INT = T("s", 32)
-UINT = T("u", 32)
-LL = T("s", 64)
-ULL = T("u", 64)
-FLOAT = T("f", 32)
-DOUBLE = T("f", 64)
-BOOL = T("u", 8)
-OPAQUE = T("b", 32)
-PRED = T("pred", 1)
 
 _SPECIAL = {"threadIdx": "%tid", "blockIdx": "%ctaid", "blockDim": "%ntid", "gridDim": "%nctaid"}
 _CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or",
           "^": "xor", "<<": "shl", ">>": "shr"}
-
-_SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
-         "__shfl_xor_sync": ("bfly", True), "__shfl": ("idx", False), "__shfl_up": ("up", False),
-         "__shfl_down": ("down", False), "__shfl_xor": ("bfly", False)}
-_VOTE = {"__any_sync": ("any", True), "__all_sync": ("all", True), "__uni_sync": ("uni", True),
-         "__ballot_sync": ("ballot", True), "__any": ("any", False), "__all": ("all", False),
-         "__ballot": ("ballot", False)}
-_REDUX = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
-          "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
-_ATOM = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicMin": "min",
-         "atomicMax": "max", "atomicInc": "inc", "atomicDec": "dec", "atomicCAS": "cas",
-         "atomicAnd": "and", "atomicOr": "or", "atomicXor": "xor"}
-_BITOPS = {"__popc": "popc.b32", "__popcll": "popc.b64", "__ffs": "ffs.b32", "__ffsll": "ffs.b64",
-           "__clz": "clz.b32", "__clzll": "clz.b64", "__brev": "brev.b32", "__brevll": "brev.b64"}
 
 
 def type_from_names(names, typedefs) -> T:
@@ -142,7 +54,7 @@ def type_from_names(names, typedefs) -> T:
         return T("s", 32, name=ns[0])  # unknown type name (template parameter, library type)
     unsigned = "unsigned" in ns
     k = "u" if unsigned else "s"
-    if ns.count("long") >= 2 or ("long" in ns and "long" in ns):
+    if "long" in ns:
         return T(k, 64)
     if "char" in ns:
         return T(k, 8)
@@ -1273,5 +1185,4 @@ class Lowerer:
         return Imm(0), INT
 
     def e_FuncCall(self, e):
-        from .intrinsics import call
         return call(self, e)
