@@ -1,4 +1,7 @@
 """CFG construction and the structural facts taken from networkx."""
+import subprocess
+import sys
+
 import pytest
 
 from warplint.cfg import EXIT, build_cfg
@@ -65,3 +68,11 @@ def test_undefined_label_is_located():
     with pytest.raises(InputError) as e:
         build_cfg(Function("k", True, body=body))
     assert e.value.loc.line == 7 and "nowhere" in e.value.message
+
+
+def test_networkx_is_imported_by_the_first_cfg_not_by_the_modules():
+    code = ("import sys, warplint.analysis, warplint.cfg; print('networkx' in sys.modules); "
+            "from warplint.ir import Function; warplint.cfg.build_cfg(Function('k', True, body=[])); "
+            "print('networkx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "True"], out.stderr
