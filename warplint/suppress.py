@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .catalog import code_matches, default_severity
 from .findings import Edit, Finding, Fix
 from .ir import Loc
+from .messages import UnusedSuppression
 
 UNUSED_RULE = "WL900"
 _COMMENT = re.compile(r"//\s*warplint\s*:\s*(ignore-next-line|ignore)(?![\w-])(?:\s*\[([^\]]*)\])?")
@@ -101,7 +102,6 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                     stale = [c for c in s.codes if c not in s.used and enabled(c)]
                 if not stale:
                     continue
-                what = "every rule" if stale == ["*"] else ", ".join(stale)
                 loc = Loc(s.path, s.line, s.col, s.line, s.end_col)
                 if s.own_line:
                     edit = Edit(s.path, s.line, 1, s.line + 1, 1, "")
@@ -112,7 +112,7 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                     edit = Edit(s.path, s.line, start, s.line, end, "")
                 fix = Fix("remove the unused suppression comment", [edit]) \
                     if stale == ["*"] or len(stale) == len(s.codes or []) else None
-                unused.append(Finding(UNUSED_RULE, default_severity(UNUSED_RULE),
-                                      f"unused suppression: no {what} finding on line {s.target}",
-                                      loc, details=[f"comment: // {s.text}"], fix=fix))
+                message = UnusedSuppression(tuple(stale), s.target)
+                unused.append(Finding(UNUSED_RULE, default_severity(UNUSED_RULE), str(message), loc,
+                                      details=[f"comment: // {s.text}"], fix=fix))
     return justifications, unused

@@ -12,6 +12,7 @@ from typing import Callable
 from ..catalog import code_matches, default_severity
 from ..findings import Finding, Fix, Step
 from ..ir import Instr
+from ..messages import Message
 from ..targets import Target
 
 RULES: dict[str, Callable] = {}  # rule id -> check; the rule's metadata is in `catalog`
@@ -52,7 +53,7 @@ class Context:
         from ..analysis.lanes import describe
         return describe(lanes, self.analysis.lits)
 
-    def report(self, instr: Instr, message: str, *, certainty: str = "definite",
+    def report(self, instr: Instr, message: Message, *, certainty: str = "definite",
                details: list[str] | None = None, flow: list[Step] | None = None,
                related: list[Step] | None = None, fix: Fix | None = None,
                severity: str | None = None, block: int | None = None) -> None:
@@ -66,7 +67,7 @@ class Context:
             flow = self.analysis.why(block)
         fn = self.analysis.function
         self.findings.append(Finding(
-            self.rule_id, sev, message, instr.loc, certainty, list(details or []),
+            self.rule_id, sev, str(message), instr.loc, certainty, list(details or []),
             list(flow or []), list(related or []), fix, (self.target.name,),
             fn.display_name or fn.name))
 

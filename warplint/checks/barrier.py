@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from ..analysis.arrival import divergences
-from ..analysis.lanes import FULL_SET, compare, lane_ranges
+from ..analysis.lanes import FULL_SET, compare
 from ..findings import Step
+from ..messages import BarrierDivergence
 from . import Context, rule
 
 
@@ -35,16 +36,11 @@ def barrier_divergence(ctx: Context) -> None:
         data_dependent = any(fa.lits[x].kind == "lane" and fa.lits[x].scope == "lane"
                              for d in bad for x in d.cond.lits)
         definite = all(d.fate == "skip" for d in divs) and not data_dependent
-        if lanes_missing:
-            who = f"only part of a warp ({lane_ranges(lanes_missing)} can skip it)"
-        else:
-            who = "only some warps of the block (the condition depends on threadIdx)"
         name = bar.instr.text if bar.instr.text.startswith("__") else bar.instr.opcode
         related = [Step(fa.cfg.blocks[d.branch].terminator.loc,
                         "threads that take the other side of this branch skip the barrier")
                    for d in bad if fa.cfg.blocks[d.branch].terminator is not None]
-        ctx.report(bar.instr, f"'{name}' {'is' if definite else 'may be'} reached by {who}; the threads "
-                   "that skip it do not exit, so the block deadlocks or the barrier is undefined",
+        ctx.report(bar.instr, BarrierDivergence(name, lanes_missing, definite),
                    certainty="definite" if definite else "possible",
                    details=[f"lanes here: {ctx.describe(bar.active)}",
                             "move the barrier out of the conditional code, or make the condition "

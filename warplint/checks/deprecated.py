@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..findings import Edit, Fix
+from ..messages import NonSyncPrimitive, UnavailableOnTarget
 from ..sources import lines_of
 from . import Context, rule
 
@@ -75,19 +76,13 @@ def deprecated_non_sync(ctx: Context) -> None:
         name = ins.text if cuda else ins.opcode
         replacement = _CUDA_SYNC_NAME[name] if cuda else ".".join(
             [ins.op, "sync"] + list(ins.mods))
-        if removed:
-            why = (f"not available for {ctx.target} (removed for sm_70+"
-                   + (" from PTX ISA 6.4)" if not cuda else ")"))
-        else:
-            why = "deprecated since " + ("CUDA 9" if cuda else "PTX ISA 6.0")
         mask = _proven_mask(op)
         details = [f"executed by {ctx.describe(op.active)}"]
         fix = _fix(ctx, op, mask) if mask else None
         if mask is None:
             details.append("no automatic fix: the active lanes here are not known statically")
-        hint = f"{mask:#010x}" if mask else "the lanes that must take part"
-        ctx.report(ins, f"'{name}' without a membermask is {why}; use '{replacement}' with "
-                   f"membermask {hint}", details=details, fix=fix,
+        msg = NonSyncPrimitive(name, replacement, cuda, removed, str(ctx.target), mask)
+        ctx.report(ins, msg, details=details, fix=fix,
                    severity="error" if removed else "warning", block=op.block)
 
 
@@ -125,4 +120,4 @@ def unavailable_on_target(ctx: Context) -> None:
             if version is not None and version < (8, 6):
                 problems.append("the .f32/.abs/.NaN forms require PTX ISA 8.6")
         if problems:
-            ctx.report(ins, f"'{name}' is not available here: " + "; ".join(problems))
+            ctx.report(ins, UnavailableOnTarget(name, tuple(problems)))

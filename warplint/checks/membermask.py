@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis.arrival import divergences
-from ..analysis.lanes import FULL_SET, compare, lane_ranges
+from ..analysis.lanes import FULL_SET, compare
 from ..analysis.values import MaskV, Pred
 from ..findings import Step
+from ..messages import (ActivemaskAsMembermask, LaneNotInMembermask, LegacyActiveMaskBallot,
+                        MembermaskLanesNeverArrive, PreVoltaMaskMismatch)
 from . import Context, rule
 
 
@@ -45,10 +47,8 @@ def lane_not_in_membermask(ctx: Context) -> None:
         if not bits:
             continue
         definite = cmp.only_active_definite
-        lanes = lane_ranges(definite or bits)
-        ctx.report(op.instr, f"{lanes} {'execute' if definite else 'may execute'} '{_name(op)}' "
-                   f"but {'are' if definite else 'would be'} not in its membermask {_mask_text(ctx, op)} "
-                   "(undefined behaviour)",
+        msg = LaneNotInMembermask(definite or bits, _name(op), _mask_text(ctx, op), bool(definite))
+        ctx.report(op.instr, msg,
                    certainty="definite" if definite else "possible",
                    details=[f"active lanes: {ctx.describe(op.active)}",
                             f"membermask: {ctx.describe(op.member)}"], block=op.block)
@@ -63,10 +63,9 @@ def pre_volta_mask_mismatch(ctx: Context) -> None:
         if not bits:
             continue
         definite = cmp.only_member_definite
-        ctx.report(op.instr, f"on {ctx.target} (pre-Volta) the membermask {_mask_text(ctx, op)} of "
-                   f"'{_name(op)}' names {lane_ranges(definite or bits)}, which "
-                   f"{'are not' if definite else 'may not be'} active here; every lane in the "
-                   "membermask must execute this same instruction in convergence",
+        msg = PreVoltaMaskMismatch(str(ctx.target), _mask_text(ctx, op), _name(op), definite or bits,
+                                   bool(definite))
+        ctx.report(op.instr, msg,
                    certainty="definite" if definite else "possible",
                    details=[f"active lanes: {ctx.describe(op.active)}",
                             f"membermask: {ctx.describe(op.member)}",
@@ -97,7 +96,7 @@ def membermask_lanes_never_arrive(ctx: Context) -> None:
         if not bad:
             continue
         definite = cmp.only_member_definite and all(d.fate == "skip" for d in divs)
-        lanes = lane_ranges(cmp.only_member_definite or bits)
+        lanes = cmp.only_member_definite or bits
         cfg = ctx.analysis.cfg
         flow = ctx.analysis.why(op.block)
         related = []
@@ -107,9 +106,7 @@ def membermask_lanes_never_arrive(ctx: Context) -> None:
                 related.append(Step(term.loc, "the missing lanes take the other side of this branch "
                                     "and reach its reconvergence point without a matching "
                                     f"'{_name(op)}'"))
-        ctx.report(mine, f"membermask {_mask_text(ctx, op)} of '{_name(op)}' names {lanes}, which "
-                   f"{'never' if definite else 'may never'} execute a matching instruction or exit "
-                   "(the warp hangs or the result is undefined)",
+        ctx.report(mine, MembermaskLanesNeverArrive(_mask_text(ctx, op), _name(op), lanes, bool(definite)),
                    certainty="definite" if definite else "possible",
                    details=[f"active lanes: {ctx.describe(op.active)}",
                             "make every lane in the membermask reach a matching call, or compute the "
@@ -124,10 +121,8 @@ def activemask_misuse(ctx: Context) -> None:
         mv = op.member_value
         if op.sync and op.kind in ("vote", "match", "redux") and isinstance(mv, MaskV) \
                 and mv.origin == "activemask":
-            where = f" at line {mv.loc.line}" if mv.loc is not None else ""
-            ctx.report(ins, f"the membermask of '{_name(op)}' is the value of activemask{where}, which "
-                       "may be any subset of the lanes on this path: the result depends on which lanes "
-                       "happen to be converged", certainty="possible",
+            line = mv.loc.line if mv.loc is not None else None
+            ctx.report(ins, ActivemaskAsMembermask(_name(op), line), certainty="possible",
                        details=["compute the participating lanes with __ballot_sync(<mask of the enclosing "
                                 "uniform code>, <branch condition>) instead"],
                        related=[Step(mv.loc, "activemask read here")] if mv.loc else [],
@@ -135,7 +130,6 @@ def activemask_misuse(ctx: Context) -> None:
         elif op.kind == "vote" and not op.sync and "ballot" in ins.mods and op.srcs:
             p = op.srcs[0]
             if isinstance(p, Pred) and p.lanes == FULL_SET or getattr(p, "const", lambda: None)() == 1:
-                ctx.report(ins, "ballot of a constant true predicate is the legacy way to read the "
-                           "active mask; use __activemask() (activemask.b32) instead",
+                ctx.report(ins, LegacyActiveMaskBallot(),
                            details=["__activemask() is not a synchronisation point; if the code needs "
                                     "converged lanes, use __ballot_sync with an explicit mask"])

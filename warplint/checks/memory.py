@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from ..analysis.memory import find_hazards
 from ..findings import Step
+from ..messages import ReadAfterWriteRace, WriteAfterReadRace
 from . import Context, rule
-
-_SPACE = {"shared": "shared memory", "global": "global memory", "generic": "memory"}
-
 
 @rule("WL007")
 def missing_syncwarp(ctx: Context) -> None:
@@ -19,15 +17,9 @@ def missing_syncwarp(ctx: Context) -> None:
         if where in reported:  # one finding per racing statement
             continue
         reported.add(where)
-        space = _SPACE.get(second.space, "memory")
-        line = (first.instr.loc.line)
-        if h.kind == "RAW":
-            msg = (f"lane {h.reader} reads {space} that lane {h.writer} wrote at line {line} with no "
-                   "__syncwarp() in between")
-        else:
-            msg = (f"lane {h.writer} overwrites {space} that lane {h.reader} read at line {line} with no "
-                   "__syncwarp() in between")
-        ctx.report(second.instr, msg + (" (data race on sm_70+)" if h.definite else " (possible data race)"),
+        race = ReadAfterWriteRace if h.kind == "RAW" else WriteAfterReadRace
+        msg = race(h.reader, h.writer, second.space, first.instr.loc.line, h.definite)
+        ctx.report(second.instr, msg,
                    certainty="definite" if h.definite else "possible",
                    details=["lanes of a warp are not in lockstep on sm_70+: insert __syncwarp() "
                             "(bar.warp.sync) between the write and the read"],

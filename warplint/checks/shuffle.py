@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lane
-from ..analysis.lanes import definite_bits, lane_ranges
+from ..analysis.lanes import definite_bits
 from ..analysis.values import Aff
+from ..messages import ShflClampInvalid, ShflSegmentMaskInvalid, ShuffleSourceInvalid, ShuffleWidthInvalid
 from . import Context, rule
 
 _VALID_SEGMASK = {0: 32, 16: 16, 24: 8, 28: 4, 30: 2, 31: 1}
@@ -27,19 +28,17 @@ def shfl_width_invalid(ctx: Context) -> None:
         if ins.from_cuda:  # the c operand encodes the call's width argument
             width = 32 - (c >> 8)
             if width < 1 or width > 32 or width & (width - 1):
-                ctx.report(ins, f"shuffle width {width} is not a power of two between 1 and 32")
+                ctx.report(ins, ShuffleWidthInvalid(width))
             continue
         c &= 0xFFFFFFFF
         segmask, cval = (c >> 8) & 0x1F, c & 0x1F
         width = _VALID_SEGMASK.get(segmask)
         if width is None or c >> 13:
-            ctx.report(ins, f"shfl c operand {c:#x}: segment mask {segmask:#04x} is not ~(W-1) & 0x1f "
-                       "for any power-of-two sub-warp width W")
+            ctx.report(ins, ShflSegmentMaskInvalid(c, segmask))
             continue
         want = 0 if mode == "up" else width - 1
         if cval & ~segmask & 0x1F != want:  # only these bits reach maxLane
-            ctx.report(ins, f"shfl c operand {c:#x}: clamp value {cval} does not fit .{mode} with a "
-                       f"segment of width {width} (expected {want}, i.e. c = {(segmask << 8) | want:#x})")
+            ctx.report(ins, ShflClampInvalid(c, cval, mode, width, segmask, want))
 
 
 def _exits(fa, op, kernel) -> str:
@@ -108,9 +107,7 @@ def shfl_source_invalid(ctx: Context) -> None:
             sources |= 1 << j
             definite |= bool(sure >> lane & 1)
         if readers:
-            ctx.report(op.instr, f"{lane_ranges(readers)} read from {lane_ranges(sources)}, which "
-                       f"{'are' if definite else 'may be'} {' or '.join(sorted(why))} "
-                       "(the value read is undefined)",
+            ctx.report(op.instr, ShuffleSourceInvalid(readers, sources, tuple(sorted(why)), definite),
                        certainty="definite" if definite else "possible",
                        details=[f"active lanes: {ctx.describe(op.active)}",
                                 f"membermask: {ctx.describe(op.member) if op.member is not None else 'none'}"],

@@ -1,0 +1,235 @@
+"""What a finding says, as data (like pyflakes' `messages.py`): one class per kind of finding
+with named fields, and one rendering path, `str(message)`, which fills the class's `template`
+with the fields and the words `words()` derives from them.  Checks build messages from what
+they decided; only this module turns them into text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+
+def _lanes(bits: int) -> str:
+    from .analysis.lanes import lane_ranges  # imported here: suppressions need no analysis
+    return lane_ranges(bits)
+
+
+@dataclass(frozen=True)
+class Message:
+    template: ClassVar[str]
+
+    def words(self) -> dict:
+        """Words derived from the fields (lane lists, definite/possible phrasing)."""
+        return {}
+
+    def __str__(self) -> str:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return self.template.format(**values, **self.words())
+
+
+# -- WL001, WL010: forms and targets --------------------------------------------------------
+
+@dataclass(frozen=True)
+class NonSyncPrimitive(Message):
+    """WL001: a warp primitive without a membermask."""
+    template = "'{name}' without a membermask is {why}; use '{replacement}' with membermask {hint}"
+    name: str
+    replacement: str
+    cuda: bool  # a CUDA call (else a PTX instruction)
+    removed: bool  # removed for the target (else deprecated)
+    target: str
+    mask: int | None  # the membermask the analysis proves, if any
+
+    def words(self) -> dict:
+        if self.removed:
+            why = f"not available for {self.target} (removed for sm_70+" + (")" if self.cuda else " from PTX ISA 6.4)")
+        else:
+            why = "deprecated since " + ("CUDA 9" if self.cuda else "PTX ISA 6.0")
+        hint = f"{self.mask:#010x}" if self.mask else "the lanes that must take part"
+        return {"why": why, "hint": hint}
+
+
+@dataclass(frozen=True)
+class UnavailableOnTarget(Message):
+    """WL010: an instruction the target or the declared PTX ISA lacks."""
+    template = "'{name}' is not available here: {reasons}"
+    name: str
+    problems: tuple[str, ...]  # one clause per requirement not met
+
+    def words(self) -> dict:
+        return {"reasons": "; ".join(self.problems)}
+
+
+# -- WL002, WL003, WL004, WL008: membermasks ------------------------------------------------
+
+@dataclass(frozen=True)
+class PreVoltaMaskMismatch(Message):
+    """WL002"""
+    template = ("on {target} (pre-Volta) the membermask {mask} of '{name}' names {lane_list}, which "
+                "{are_not} active here; every lane in the membermask must execute this same instruction "
+                "in convergence")
+    target: str
+    mask: str
+    name: str
+    lanes: int
+    definite: bool
+
+    def words(self) -> dict:
+        return {"lane_list": _lanes(self.lanes), "are_not": "are not" if self.definite else "may not be"}
+
+
+@dataclass(frozen=True)
+class LaneNotInMembermask(Message):
+    """WL003"""
+    template = "{lane_list} {execute} '{name}' but {are} not in its membermask {mask} (undefined behaviour)"
+    lanes: int
+    name: str
+    mask: str
+    definite: bool
+
+    def words(self) -> dict:
+        return {"lane_list": _lanes(self.lanes), "execute": "execute" if self.definite else "may execute",
+                "are": "are" if self.definite else "would be"}
+
+
+@dataclass(frozen=True)
+class MembermaskLanesNeverArrive(Message):
+    """WL004"""
+    template = ("membermask {mask} of '{name}' names {lane_list}, which {never} execute a matching "
+                "instruction or exit (the warp hangs or the result is undefined)")
+    mask: str
+    name: str
+    lanes: int
+    definite: bool
+
+    def words(self) -> dict:
+        return {"lane_list": _lanes(self.lanes), "never": "never" if self.definite else "may never"}
+
+
+@dataclass(frozen=True)
+class ActivemaskAsMembermask(Message):
+    """WL008: a membermask that is the value of activemask."""
+    template = ("the membermask of '{name}' is the value of activemask{where}, which may be any subset "
+                "of the lanes on this path: the result depends on which lanes happen to be converged")
+    name: str
+    line: int | None  # where activemask was read
+
+    def words(self) -> dict:
+        return {"where": f" at line {self.line}" if self.line is not None else ""}
+
+
+@dataclass(frozen=True)
+class LegacyActiveMaskBallot(Message):
+    """WL008: ballot(1) to read the active mask."""
+    template = ("ballot of a constant true predicate is the legacy way to read the active mask; use "
+                "__activemask() (activemask.b32) instead")
+
+
+# -- WL005, WL006: shuffles -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ShuffleSourceInvalid(Message):
+    """WL005"""
+    template = "{reader_list} read from {source_list}, which {are} {reason} (the value read is undefined)"
+    readers: int
+    sources: int
+    reasons: tuple[str, ...]  # "exited", "inactive", "not in the membermask"
+    definite: bool
+
+    def words(self) -> dict:
+        return {"reader_list": _lanes(self.readers), "source_list": _lanes(self.sources),
+                "are": "are" if self.definite else "may be", "reason": " or ".join(sorted(self.reasons))}
+
+
+@dataclass(frozen=True)
+class ShuffleWidthInvalid(Message):
+    """WL006: a CUDA width argument."""
+    template = "shuffle width {width} is not a power of two between 1 and 32"
+    width: int
+
+
+@dataclass(frozen=True)
+class ShflSegmentMaskInvalid(Message):
+    """WL006: a PTX c operand whose segment mask encodes no width."""
+    template = ("shfl c operand {c:#x}: segment mask {segmask:#04x} is not ~(W-1) & 0x1f for any "
+                "power-of-two sub-warp width W")
+    c: int
+    segmask: int
+
+
+@dataclass(frozen=True)
+class ShflClampInvalid(Message):
+    """WL006: a PTX c operand whose clamp does not fit the mode."""
+    template = ("shfl c operand {c:#x}: clamp value {clamp} does not fit .{mode} with a segment of width "
+                "{width} (expected {expected}, i.e. c = {fixed:#x})")
+    c: int
+    clamp: int
+    mode: str
+    width: int
+    segmask: int
+    expected: int
+
+    def words(self) -> dict:
+        return {"fixed": (self.segmask << 8) | self.expected}
+
+
+# -- WL007, WL009: memory and barriers ------------------------------------------------------
+
+_SPACE = {"shared": "shared memory", "global": "global memory", "generic": "memory"}
+
+
+@dataclass(frozen=True)
+class _Race(Message):
+    reader: int  # an example pair of lanes
+    writer: int
+    space: str  # "shared", "global", "generic"
+    line: int  # of the other access
+    definite: bool
+
+    def words(self) -> dict:
+        return {"memory": _SPACE.get(self.space, "memory"),
+                "race": "data race on sm_70+" if self.definite else "possible data race"}
+
+
+@dataclass(frozen=True)
+class ReadAfterWriteRace(_Race):
+    """WL007"""
+    template = ("lane {reader} reads {memory} that lane {writer} wrote at line {line} with no "
+                "__syncwarp() in between ({race})")
+
+
+@dataclass(frozen=True)
+class WriteAfterReadRace(_Race):
+    """WL007"""
+    template = ("lane {writer} overwrites {memory} that lane {reader} read at line {line} with no "
+                "__syncwarp() in between ({race})")
+
+
+@dataclass(frozen=True)
+class BarrierDivergence(Message):
+    """WL009"""
+    template = ("'{name}' {is_} reached by {who}; the threads that skip it do not exit, so the block "
+                "deadlocks or the barrier is undefined")
+    name: str
+    missing_lanes: int  # lanes of a warp that can skip it; 0: whole warps can
+    definite: bool
+
+    def words(self) -> dict:
+        if self.missing_lanes:
+            who = f"only part of a warp ({_lanes(self.missing_lanes)} can skip it)"
+        else:
+            who = "only some warps of the block (the condition depends on threadIdx)"
+        return {"is_": "is" if self.definite else "may be", "who": who}
+
+
+# -- WL900 ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UnusedSuppression(Message):
+    """WL900"""
+    template = "unused suppression: no {what} finding on line {line}"
+    codes: tuple[str, ...]  # the unused codes; ("*",): the comment names no rule
+    line: int  # the line the comment applies to
+
+    def words(self) -> dict:
+        return {"what": "every rule" if self.codes == ("*",) else ", ".join(self.codes)}
