@@ -38,6 +38,14 @@ def test_loop_is_control_dependent_on_its_own_exit_test():
     assert cfg.postdominates(1, 0) and not cfg.postdominates(0, 1)
 
 
+def test_nested_loops_from_strongly_connected_components():
+    # blocks: 0 "add", 1 (Outer) "add", 2 (Inner) "add; @%p bra Inner", 3 "@%q bra Outer", 4 "ret"
+    body = [_add(), Label("Outer", L), _add(), Label("Inner", L), _add(), _bra("Inner", ("%p", False)),
+            _bra("Outer", ("%q", False)), Instr("ret", (), (), L)]
+    cfg = build_cfg(Function("k", True, body=body))
+    assert cfg.loops == {1: {1, 2, 3}, 2: {2}}
+
+
 def test_infinite_loop_still_has_post_dominators():
     # 0: @%p bra Spin; 1: ret; Spin: bra Spin (never reaches EXIT)
     body = [_bra("Spin", ("%p", False)), Instr("ret", (), (), L), Label("Spin", L), _bra("Spin")]

@@ -153,6 +153,29 @@ class CFG:
         import networkx as nx
         return {**nx.immediate_dominators(self._postdom_graph, EXIT), EXIT: EXIT}
 
+    @cached_property
+    def loops(self) -> dict[int, set[int]]:
+        """Loop header -> its body (header included), outermost loops first.  A loop is a
+        cyclic strongly connected component of the reachable blocks; its header is the block
+        first in reverse post-order.  Without the edges back into the header, the body's own
+        cyclic components are the nested loops."""
+        import networkx as nx
+        index = {b: i for i, b in enumerate(self._rpo_order)}
+        loops: dict[int, set[int]] = {}
+        todo = [set(index)]
+        while todo:
+            region = todo.pop()
+            sub = nx.DiGraph()
+            sub.add_nodes_from(region)
+            sub.add_edges_from((u, v) for u in region for v in self._succ[u]
+                               if v in region and v not in loops)
+            for scc in nx.strongly_connected_components(sub):
+                header = min(scc, key=index.__getitem__)
+                if len(scc) > 1 or sub.has_edge(header, header):
+                    loops[header] = scc
+                    todo.append(scc)
+        return dict(sorted(loops.items(), key=lambda item: index[item[0]]))
+
     def postdominates(self, a: int, b: int) -> bool:
         """Does `a` post-dominate `b` (reflexive)?"""
         first, last = self._postdom_intervals

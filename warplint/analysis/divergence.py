@@ -154,7 +154,7 @@ class _Run:
         order = cfg.rpo()
         index = {b: i for i, b in enumerate(order)}
         self.rpo_index = index
-        self.loop_writes = _loop_writes(cfg, index)
+        self.loop_writes = _loop_writes(cfg)
         preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in order}
         acyclic = all(index.get(p, -1) < index[b] for b in order for p in preds[b])
         widened = STATS["widened"]
@@ -819,27 +819,17 @@ def _dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     return number, dead
 
 
-def _loop_writes(cfg: CFG, index: dict[int, int]) -> dict[int, set]:
-    """Loop header -> registers written anywhere in its natural loop(s).  A register the
-    loop never writes keeps its value from before the loop (no phi at the header)."""
+def _loop_writes(cfg: CFG) -> dict[int, set]:
+    """Loop header -> registers written anywhere in its loop.  A register the loop never
+    writes keeps its value from before the loop (no phi at the header)."""
     out: dict[int, set] = {}
-    for latch in index:
-        for header in cfg.succs(latch):
-            if header == EXIT or index.get(header, 1 << 30) > index[latch]:
-                continue
-            body, stack = {header}, [latch]
-            while stack:
-                x = stack.pop()
-                if x in body:
-                    continue
-                body.add(x)
-                stack.extend(p for p in cfg.preds(x) if p != EXIT)
-            written = out.setdefault(header, set())
-            for blk in body:
-                for ins in cfg.blocks[blk].instrs:
-                    for d in ins.dests:
-                        if not isinstance(d, Addr):
-                            _regs(d, written)
+    for header, body in cfg.loops.items():
+        written = out[header] = set()
+        for blk in body:
+            for ins in cfg.blocks[blk].instrs:
+                for d in ins.dests:
+                    if not isinstance(d, Addr):
+                        _regs(d, written)
     return out
 
 
