@@ -566,3 +566,15 @@ def test_intrinsics_do_not_import_the_lowering_back():
             "print('warplint.frontends.cuda.lower' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_bug_in_the_lowering_is_an_internal_error_not_a_note(monkeypatch):
+    """A programming error while lowering surfaces; it is not turned into 'not analysed'."""
+    from warplint.frontends.cuda.lower import Lowerer
+
+    def broken(self, node):
+        raise TypeError("bug")
+
+    monkeypatch.setattr(Lowerer, "stmt", broken)
+    with pytest.raises(TypeError):
+        parse("__global__ void k(int *a) { a[0] = 1; }\n")

@@ -382,6 +382,7 @@ def _parse_chunk(parser, chunk, rw, quote):
         except RecursionError:
             return None, "nested too deeply", tried
         except (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError) as e:
+            # pycparser's own failures on odd input (an assert, a Struct taken for a type name)
             return None, f"cannot parse ({type(e).__name__})", tried
     return None, err, tried
 
