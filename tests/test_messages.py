@@ -56,3 +56,4 @@ def test_checks_report_messages_not_text():
     for path in checks.glob("*.py"):
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"\.report\([^,()]+,\s*f?[\"']", source), f"{path.name} reports a string"
+        assert ".text.startswith(" not in source, f"{path.name} decides on display text"

@@ -14,6 +14,12 @@ def _lanes(bits: int) -> str:
     return lane_ranges(bits)
 
 
+def instr_name(instr) -> str:
+    """How a message names an instruction: the CUDA call as written (`__shfl_sync`), else the
+    PTX opcode (also for CUDA constructs with no call of that name, e.g. a tile's `shfl`)."""
+    return instr.text if instr.text.startswith("__") else instr.opcode
+
+
 @dataclass(frozen=True)
 class Message:
     template: ClassVar[str]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..analysis.arrival import divergences
 from ..analysis.lanes import FULL_SET, compare
 from ..findings import Step
-from ..messages import BarrierDivergence
+from ..messages import BarrierDivergence, instr_name
 from . import Context, rule
 
 
@@ -36,11 +36,10 @@ def barrier_divergence(ctx: Context) -> None:
         data_dependent = any(fa.lits[x].kind == "lane" and fa.lits[x].scope == "lane"
                              for d in bad for x in d.cond.lits)
         definite = all(d.fate == "skip" for d in divs) and not data_dependent
-        name = bar.instr.text if bar.instr.text.startswith("__") else bar.instr.opcode
         related = [Step(fa.cfg.blocks[d.branch].terminator.loc,
                         "threads that take the other side of this branch skip the barrier")
                    for d in bad if fa.cfg.blocks[d.branch].terminator is not None]
-        ctx.report(bar.instr, BarrierDivergence(name, lanes_missing, definite),
+        ctx.report(bar.instr, BarrierDivergence(instr_name(bar.instr), lanes_missing, definite),
                    certainty="definite" if definite else "possible",
                    details=[f"lanes here: {ctx.describe(bar.active)}",
                             "move the barrier out of the conditional code, or make the condition "

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..findings import Edit, Fix
-from ..messages import NonSyncPrimitive, UnavailableOnTarget
+from ..messages import NonSyncPrimitive, UnavailableOnTarget, instr_name
 from ..sources import lines_of
 from . import Context, rule
 
@@ -108,7 +108,6 @@ def unavailable_on_target(ctx: Context) -> None:
         if need is None:
             continue
         sm, isa = need
-        name = ins.text if ins.text.startswith("__") else ins.opcode
         problems = []
         if t.sm < sm:
             problems.append(f"requires sm_{sm} or newer (target is {t})")
@@ -120,4 +119,4 @@ def unavailable_on_target(ctx: Context) -> None:
             if version is not None and version < (8, 6):
                 problems.append("the .f32/.abs/.NaN forms require PTX ISA 8.6")
         if problems:
-            ctx.report(ins, UnavailableOnTarget(name, tuple(problems)))
+            ctx.report(ins, UnavailableOnTarget(instr_name(ins), tuple(problems)))

@@ -9,7 +9,7 @@ from ..analysis.lanes import FULL_SET, compare
 from ..analysis.values import MaskV, Pred
 from ..findings import Step
 from ..messages import (ActivemaskAsMembermask, LaneNotInMembermask, LegacyActiveMaskBallot,
-                        MembermaskLanesNeverArrive, PreVoltaMaskMismatch)
+                        MembermaskLanesNeverArrive, PreVoltaMaskMismatch, instr_name)
 from . import Context, rule
 
 
@@ -32,7 +32,7 @@ def _checked_ops(ctx: Context):
 
 
 def _name(op) -> str:
-    return op.instr.text if op.instr.text.startswith("__") else op.instr.opcode
+    return instr_name(op.instr)
 
 
 def _mask_text(ctx, op) -> str:
