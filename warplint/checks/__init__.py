@@ -1,8 +1,15 @@
 """Checks: one small function per rule, reading analysis results only.
 
 A check is `def check(ctx: Context) -> None` registered with `@rule("WL003")`; it calls
-`ctx.report(...)` for each finding.  The pipeline (`pipeline.check`) analyses each function once,
-runs the checks once per target and merges findings that hold for several targets.
+`ctx.report(instr, message)` for each finding, with a message object from `warplint.messages`.
+The pipeline (`pipeline.check`) analyses each function once, runs the checks once per target and
+merges findings that hold for several targets.
+
+A new rule takes: a module here with its check(s) (found by `registered()`, no list to edit), its
+message classes in `warplint/messages.py`, its document `rules/WLxxx-<slug>.md` (the front matter
+is the rule's registry entry: id, slug, name, default severity, targets, summary; see `catalog`),
+fixtures under `fixtures/ptx` and `fixtures/cuda`, and its README row (`warplint rules --format
+markdown`).  tests/test_rule_docs.py and tests/test_fixtures.py pick the rule up from the registry.
 """
 from __future__ import annotations
 
