@@ -36,30 +36,18 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     MAX_DIVERGENCES branches the walk stops: the next one is taken as "mixed" (some lanes
     may skip), an over-approximation, with a note."""
     out = []
-    seen = set()
-    expanded = set()
-    todo = [block]
-    while todo:
-        b = todo.pop()
-        if b in expanded:
+    for x, s in fa.control_deps(block):
+        cond = fa.edge_cond.get((x, s))
+        if cond is None or cond == FULL_SET:
             continue
-        expanded.add(b)
-        for x, s in fa.cd.get(b, ()):
-            if (x, s) in seen:
-                continue
-            seen.add((x, s))
-            todo.append(x)
-            cond = fa.edge_cond.get((x, s))
-            if cond is None or cond == FULL_SET:
-                continue
-            others = [o for o in fa.cfg.succs(x) if o != s]
-            if len(out) == MAX_DIVERGENCES:
-                if BOUND_NOTE not in fa.notes:
-                    fa.notes.append(BOUND_NOTE)
-                out.append(Divergence(x, s, others, "mixed", cond))
-                return out
-            fate = _fate(fa, x, others, block, matches, kernel)
-            out.append(Divergence(x, s, others, fate, cond))
+        others = [o for o in fa.cfg.succs(x) if o != s]
+        if len(out) == MAX_DIVERGENCES:
+            if BOUND_NOTE not in fa.notes:
+                fa.notes.append(BOUND_NOTE)
+            out.append(Divergence(x, s, others, "mixed", cond))
+            return out
+        fate = _fate(fa, x, others, block, matches, kernel)
+        out.append(Divergence(x, s, others, fate, cond))
     return out
 
 

@@ -86,27 +86,34 @@ class FunctionAnalysis:
     edge_cond: dict[tuple[int, int], LaneSet]
     notes: list[str] = field(default_factory=list)
 
+    def control_deps(self, block: int):
+        """The branch edges (X, S) that `block` depends on, directly or through the branches
+        it depends on: each once, nearest first (depth-first over the control dependences)."""
+        seen, expanded, todo = set(), set(), [block]
+        while todo:
+            b = todo.pop()
+            if b in expanded:
+                continue
+            expanded.add(b)
+            for x, s in self.cd.get(b, ()):
+                if (x, s) not in seen:
+                    seen.add((x, s))
+                    todo.append(x)
+                    yield x, s
+
     def why(self, block: int, limit: int = 4) -> list[Step]:
         """The branches that made this block's lanes diverge, outermost first."""
         found: list[tuple] = []  # (branch block, its terminator, condition), innermost first
-        seen = set()
-        todo = [block]
-        while todo and len(found) < limit:
-            b = todo.pop()
-            for x, s in self.cd.get(b, ()):
-                if (x, s) in seen:
-                    continue
-                seen.add((x, s))
-                cond = self.edge_cond.get((x, s))
-                if cond is None or cond == FULL_SET:
-                    continue
-                term = self.cfg.blocks[x].terminator
-                if term is None:
-                    continue
-                found.append((x, term, cond))
-                todo.append(x)
+        for x, s in self.control_deps(block):
+            cond = self.edge_cond.get((x, s))
+            term = self.cfg.blocks[x].terminator
+            if cond is None or cond == FULL_SET or term is None:
+                continue
+            found.append((x, term, cond))
+            if len(found) == limit:
+                break
         steps = []
-        for x, term, cond in reversed(found[-limit:] if len(found) > limit else found):
+        for x, term, cond in reversed(found):
             lanes = self.masks.get(x, FULL_SET).and_(cond)  # described only for the steps shown
             steps.append(Step(term.loc, f"lanes diverge here: {describe(lanes, self.lits)} "
                               "take the path to the instruction"))
