@@ -578,3 +578,12 @@ def test_a_bug_in_the_lowering_is_an_internal_error_not_a_note(monkeypatch):
     monkeypatch.setattr(Lowerer, "stmt", broken)
     with pytest.raises(TypeError):
         parse("__global__ void k(int *a) { a[0] = 1; }\n")
+
+
+def test_one_table_of_special_registers():
+    """Special registers are whole names (a user's asm register `%pmask` or `%tidx` is not one)."""
+    from warplint.specials import is_special, special_scope
+    assert [special_scope(n) for n in ("%tid.x", "%laneid", "%warpid", "%ctaid.y", "WARP_SZ", "%pm3",
+                                       "%envreg5", "%cluster_ctaid.x")] == \
+        ["lane", "lane", "warp", "block", "block", "time", "block", "block"]
+    assert not any(is_special(n) for n in ("%pmask", "%tidx", "%clocks", "%r1", "tid"))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals
 from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, pred_of,
                      scope_of, wider)
@@ -17,11 +18,6 @@ _CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=
 _TYPES = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32,
           "s32": 32, "b64": 64, "u64": 64, "s64": 64, "pred": 1, "f32": 0, "f64": 0, "f16": 0,
           "bf16": 0, "f16x2": 0, "b128": 128}
-_SPECIAL_UNIFORM_BLOCK = ("%ntid", "%ctaid", "%nctaid", "%nsmid", "%gridid", "%nwarpid",
-                          "%cluster", "%ncluster", "%nclusterid", "%clusterid", "%is_explicit",
-                          "%total_smem", "%dynamic_smem", "%aggr_smem", "%envreg")
-_SPECIAL_UNIFORM_WARP = ("%warpid", "%smid")
-_SPECIAL_VARYING = ("%clock", "%globaltimer", "%pm")
 
 
 _BITS: dict[str, int] = {}
@@ -33,11 +29,6 @@ def type_bits(instr: Instr) -> int:
         bits = next((_TYPES[m] for m in reversed(instr.mods) if m in _TYPES), 32)
         _BITS[instr.opcode] = bits
     return bits
-
-
-def is_special(name: str) -> bool:
-    return name.startswith(("%tid", "%laneid", "%lanemask", "WARP_SZ") + _SPECIAL_UNIFORM_BLOCK
-                           + _SPECIAL_UNIFORM_WARP + _SPECIAL_VARYING)
 
 
 def _signed(v: int, bits: int) -> int:
@@ -81,10 +72,9 @@ class Evaluator:
                 # rows of a multiple of 32 threads: each warp lies inside one row
                 return Aff(t.get(("sp", name), name), ZEROS, 1, "warp")
             return Unk(t.get(("sp", name), name))
-        if name.startswith(_SPECIAL_UNIFORM_BLOCK):
-            return Aff(t.get(("sp", name), name), ZEROS, 1, "block")
-        if name.startswith(_SPECIAL_UNIFORM_WARP):
-            return Aff(t.get(("sp", name), name), ZEROS, 1, "warp")
+        scope = special_scope(name)
+        if scope in ("block", "warp"):
+            return Aff(t.get(("sp", name), name), ZEROS, 1, scope)
         return Unk(t.get(("sp", name), name))
 
     def read(self, env: dict, op):

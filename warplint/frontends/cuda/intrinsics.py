@@ -5,6 +5,7 @@ import re
 
 from ...errors import InputError
 from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym
+from ...specials import is_special
 from .ctype import INT, OPAQUE, PRED, UINT, T, Unsupported
 
 _SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
@@ -511,7 +512,7 @@ def _rename_asm(ins, suffix, loc):
         if isinstance(o, Reg):
             if o.name.startswith("$asm") or o.name.startswith("%") and not o.name[1:2].isalpha():
                 return o
-            if o.name.startswith("%") and o.name[1:].split(".")[0] in _PTX_SPECIALS:
+            if is_special(o.name):
                 return o
             return Reg(o.name + suffix)
         if isinstance(o, Sym):
@@ -528,14 +529,6 @@ def _rename_asm(ins, suffix, loc):
         guard = (guard[0] + suffix, guard[1])
     return Instr(ins.opcode, tuple(ren(d) for d in ins.dests), tuple(ren(s) for s in ins.srcs),
                  ins.loc or loc, guard, ins.raw_loc, ins.text, ins.negated)
-
-
-_PTX_SPECIALS = {"laneid", "tid", "ntid", "ctaid", "nctaid", "warpid", "nwarpid", "smid", "nsmid",
-                 "gridid", "lanemask_lt", "lanemask_le", "lanemask_eq", "lanemask_ge", "lanemask_gt",
-                 "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "pm0",
-                 "dynamic_smem_size", "total_smem_size", "envreg", "clusterid", "nclusterid",
-                 "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank",
-                 "is_explicit_cluster", "aggr_smem_size", "reserved_smem_offset_begin"}
 
 
 def _ptx_of(cons, t):

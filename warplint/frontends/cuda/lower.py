@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
+from ...specials import CUDA_BUILTINS
 from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, T, Unsupported
 from .intrinsics import call
 from .lexer import brief
 from .preprocess import char_value, parse_int
 from .rewrite import BUILTIN_TYPES, MARKERS
 
-_SPECIAL = {"threadIdx": "%tid", "blockIdx": "%ctaid", "blockDim": "%ntid", "gridDim": "%nctaid"}
 _CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or",
           "^": "xor", "<<": "shl", ">>": "shr"}
@@ -812,7 +812,7 @@ class Lowerer:
                 d = self.temp("$a")
                 self.emit("mov.u64", (d,), (Sym(sym),), loc)
                 return ("mem", d, t, space, t.vol)
-            if v is None and e.name in _SPECIAL:
+            if v is None and e.name in CUDA_BUILTINS:
                 raise Unsupported(f"assignment to '{e.name}'")
             if v is None:
                 d = self.temp("$a")
@@ -838,7 +838,7 @@ class Lowerer:
             return ("mem", base, elem, bt.space if bt.is_ptr else None, bt.vol or elem.vol)
         if isinstance(e, A.StructRef):
             if e.type == ".":
-                inner = self.address(e.name) if not (isinstance(e.name, A.ID) and e.name.name in _SPECIAL) else None
+                inner = self.address(e.name) if not (isinstance(e.name, A.ID) and e.name.name in CUDA_BUILTINS) else None
                 if inner is None:
                     raise Unsupported("assignment to a built-in variable")
                 if inner[0] == "reg":
@@ -952,10 +952,10 @@ class Lowerer:
     def e_StructRef(self, e):
         from pycparser import c_ast as A
         loc = self.loc(e)
-        if isinstance(e.name, A.ID) and e.name.name in _SPECIAL and self.scope.find(e.name.name) is None:
+        if isinstance(e.name, A.ID) and e.name.name in CUDA_BUILTINS and self.scope.find(e.name.name) is None:
             f = e.field.name
             if f in ("x", "y", "z"):
-                return Reg(f"{_SPECIAL[e.name.name]}.{f}"), UINT
+                return Reg(f"{CUDA_BUILTINS[e.name.name]}.{f}"), UINT
         if e.type == "." and isinstance(e.name, A.ID) and self.fn.is_kernel:
             v = self.scope.find(e.name.name)
             if v is not None and v[0] == "reg" and v[1] in self.fn.params and v[1] not in self.assigned:
