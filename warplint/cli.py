@@ -216,12 +216,8 @@ def _run(argv: list[str]) -> int:
     options = _build_options(args, cfg)
 
     from . import pipeline
-    from .ir import Diagnostic, Loc
-    from .walk import collect
-    files, missing, walk_notes = collect(args.paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
-                             gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
-    diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
-    diagnostics += [Diagnostic(Loc(p, 1, 1), "note", msg) for p, msg in walk_notes if p is not None]
+    files, diagnostics, tool_notes = pipeline.collect_files(
+        args.paths, cfg, gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
     settings = pipeline.RunSettings(
         jobs=args.jobs or cfg.jobs or _available_cpus(),
         timeout=args.timeout if 0 < args.timeout < float("inf") else None,
@@ -232,15 +228,13 @@ def _run(argv: list[str]) -> int:
         from .baseline import load as load_baseline
         settings.baseline_keys = load_baseline(args.baseline)
 
-    report, sources = pipeline.lint_run(files, options, settings, diagnostics,
-                                        [msg for p, msg in walk_notes if p is None])
+    report, sources = pipeline.lint_run(files, options, settings, diagnostics, tool_notes)
     if args.format not in ("json", "sarif"):  # those carry the masks inside the document
         _print_masks(report.masks, several=len(report.files) > 1)
         report.masks = {}
     status_extra = EXIT_OK
     if args.fix or args.diff:
         status_extra = _print_fixes(pipeline.apply_fixes(report, sources, write=not args.diff), write=not args.diff)
-    report.success = not any(d.severity == "error" for d in report.diagnostics)
     _print_report(report, args)
     if not report.success or status_extra == EXIT_ERROR:
         return EXIT_ERROR

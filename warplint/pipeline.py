@@ -2,7 +2,7 @@
 
 One file (`lint_file`, in a worker process when a run has several files):
     read_source -> parse -> analyse -> [format masks] -> check -> analysis notes   (+ result cache)
-A run (`lint_run`, then `apply_fixes` for --fix/--diff):
+A run (`collect_files`, `lint_run`, then `apply_fixes` for --fix/--diff):
     lint_paths -> drop_per_path_ignores -> suppress -> fingerprint -> baseline -> Report
 `cli.py` parses the arguments, calls these stages and prints what they return.
 Imports stay lazy: the front ends and analyses (networkx, pycparser) load only when a file is
@@ -322,6 +322,17 @@ def suppress(findings: list[Finding], sources, results: list[FileResult], option
     return justifications, unused
 
 
+def collect_files(paths: list[str], cfg, *, gitignore: bool, follow_symlinks: bool):
+    """The files to lint under `paths` (configuration include/exclude, .gitignore).  Returns
+    (files, diagnostics for missing paths and walk notes, run-level notes)."""
+    from .walk import collect
+    files, missing, walk_notes = collect(paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
+                                         gitignore=gitignore, follow_symlinks=follow_symlinks)
+    diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
+    diagnostics += [Diagnostic(Loc(p, 1, 1), "note", msg) for p, msg in walk_notes if p is not None]
+    return files, diagnostics, [msg for p, msg in walk_notes if p is None]
+
+
 @dataclass
 class RunSettings:
     """What a run's post-steps need beyond the options of each file."""
@@ -362,6 +373,7 @@ def lint_run(files: list[str], options: Options, settings: RunSettings, diagnost
     if settings.baseline_keys is not None:
         from .baseline import apply as apply_baseline
         report.baseline = apply_baseline(findings, fps, settings.baseline_keys, report.srcroot)
+    report.success = not any(d.severity == "error" for d in report.diagnostics)
     return report, sources
 
 
