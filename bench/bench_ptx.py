@@ -8,7 +8,7 @@ regenerated only when the .cu is newer), then measures, best of N runs each:
   ptxas      `ptxas -O3 -arch=<arch> file.ptx -o /dev/null`
   parse      warplint.frontends.ptx.parse_ptx
   parse+cfg  parse_ptx + warplint.cfg.build_cfg for every function
-  pipeline   warplint.engine.lint_text (front end, CFGs, analyses, checks)
+  pipeline   warplint.pipeline.lint_text (front end, CFGs, analyses, checks)
 and prints lines, seconds, lines/s and the ratio to ptxas for each.
 """
 from __future__ import annotations
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     rows.append(("parse+cfg", best_of(args.repeat, parse_cfg)))
 
     try:
-        from warplint.engine import lint_text
+        from warplint.pipeline import lint_text
         from warplint.options import Options
 
         def pipeline():

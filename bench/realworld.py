@@ -258,7 +258,7 @@ def active_lines(text: str, path: str) -> set[int] | None:
     (sm_60, sm_70; the defines its CUDA front end sets), or None when that cannot be computed.
     Primitives on other lines (`#if CUDA_VERSION < 9000`, HIP branches) are not required."""
     try:
-        from warplint.engine import linted_tree
+        from warplint.pipeline import linted_tree
         from warplint.frontends.cuda.preprocess import preprocess
     except ImportError:
         return None

@@ -44,7 +44,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from warplint.engine import lint_file
+from warplint.pipeline import lint_file
 from warplint.options import DEFAULT_TARGETS, Options
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ import pytest
 from conftest import BUGGY_PTX, CLEAN_PTX
 
 from warplint import cache
-from warplint.engine import lint_file
+from warplint.pipeline import lint_file
 from warplint.findings import Edit, Finding, Fix, Step
 from warplint.ir import Diagnostic, Loc
 from warplint.options import Options
@@ -38,7 +38,7 @@ def test_warm_run_uses_cache(tmp_path, monkeypatch):
     lint_file(str(src), opts)
     assert len(list((tmp_path / "c").glob("*.json"))) == 1
     calls = []
-    monkeypatch.setattr("warplint.engine.lint_text", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr("warplint.pipeline.lint_text", lambda *a, **k: calls.append(a))
     lint_file(str(src), opts)
     assert calls == []
 
@@ -141,7 +141,7 @@ def test_unchanged_header_hits(project, monkeypatch):
     project.write("m.cu", '#include "h.cuh"\n__global__ void k(unsigned *d) { BODY }\n')
     project.write("h.cuh", BALLOT)
     first = lint_file("m.cu", Options(use_cache=True))
-    monkeypatch.setattr("warplint.engine.lint_text", lambda *a, **k: pytest.fail("not cached"))
+    monkeypatch.setattr("warplint.pipeline.lint_text", lambda *a, **k: pytest.fail("not cached"))
     assert lint_file("m.cu", Options(use_cache=True)).findings == first.findings
 
 

@@ -26,7 +26,7 @@ def test_help(run_cli):
 def test_version_starts_fast_without_heavy_imports():
     code = ("import sys; from warplint.cli import main; main(['--version']); "
             "print(sorted(m for m in ('networkx', 'lark', 'pycparser', 'sarif_om', 'jschema_to_python', "
-            "'warplint.engine', 'warplint.ir', 'concurrent.futures') if m in sys.modules))")
+            "'warplint.pipeline', 'warplint.ir', 'concurrent.futures') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
@@ -140,12 +140,12 @@ def test_usage_errors(project, run_cli, argv, needle):
 
 
 def test_internal_error_in_analysis_is_a_diagnostic(project, run_cli, monkeypatch):
-    import warplint.engine
+    import warplint.pipeline
     project.write("a.ptx", BUGGY_PTX)
 
     def boom(path, options=None):
         raise ZeroDivisionError("simulated bug")
-    monkeypatch.setattr(warplint.engine, "lint_file", boom)
+    monkeypatch.setattr(warplint.pipeline, "lint_file", boom)
     status, _, err = run_cli("a.ptx")
     assert status == 2
     assert "a.ptx:1:1: error: internal error while analysing: ZeroDivisionError: simulated bug" in err
@@ -365,17 +365,17 @@ def test_ptx_locations(project, run_cli):
 
 def test_worker_crash_is_a_diagnostic_not_a_traceback(project, run_cli, monkeypatch):
     """A worker that dies costs only its own file: the files queued behind it are analysed."""
-    import warplint.engine
+    import warplint.pipeline
     names = [f"f{i:02}.ptx" for i in range(30)]
     for name in names:
         project.write(name, BUGGY_PTX)
-    real = warplint.engine.lint_file
+    real = warplint.pipeline.lint_file
 
     def crashing(path, options=None):
         if path.endswith("f03.ptx"):
             os._exit(3)  # a worker dying hard (segfault, OOM kill)
         return real(path, options)
-    monkeypatch.setattr(warplint.engine, "lint_file", crashing)
+    monkeypatch.setattr(warplint.pipeline, "lint_file", crashing)
     status, out, err = run_cli("--jobs", "2", "--no-cache", *names)
     assert status == 2
     assert "f03.ptx:1:1: error: not analysed: the worker process died (exit status 3)" in err

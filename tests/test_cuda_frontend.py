@@ -555,7 +555,7 @@ def test_calls_under_short_circuit_and_ternary_only_run_for_selected_lanes():
     guarded = [k for k, i in enumerate(body) if isinstance(i, Instr) and i.op == "bra" and i.guard]
     assert any(k < vote for k in guarded) and any(vote < k < shfl for k in guarded)
     assert [i.opcode for i in instrs(f) if i.op == "selp"][-1] == "selp.s32"  # pure arms: selp
-    from warplint.engine import lint_text
+    from warplint.pipeline import lint_text
     found = lint_text(src, "k.cu", Options(targets=["sm_70"])).findings
     assert not [x for x in found if x.rule_id in ("WL003", "WL004")]  # masks match the lanes
 

@@ -9,7 +9,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from warplint.engine import lint_text
+from warplint.pipeline import lint_text
 from warplint.options import Options
 
 MASKS = st.sampled_from([0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000, 0x55555555, 0x1, 0x0, 0x80000001])

@@ -35,11 +35,6 @@ def test_masks_come_from_the_analyses_before_the_checks_add_notes(tmp_path):
     assert pipeline.lint_file(str(src), Options()).masks is None
 
 
-def test_engine_is_the_pipeline():
-    import warplint.engine
-    assert warplint.engine is pipeline
-
-
 def test_cache_hit_loads_no_front_end_or_analysis(project, tmp_path):
     project.write("a.ptx", BUGGY_PTX)
     env = dict(cli_env(), WARPLINT_CACHE_DIR=str(tmp_path / "cache"))

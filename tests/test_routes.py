@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from warplint.engine import lint_file
+from warplint.pipeline import lint_file
 from warplint.options import Options
 
 pytestmark = [pytest.mark.slow,

@@ -156,8 +156,8 @@ def test_non_utf8_file_name_sarif_is_valid(non_utf8_name, run_cli, sarif_validat
 # runs warplint with a worker that hangs on (or dies at) one named file; writes its pid to MARK
 HOOKED = """
 import os, sys, time
-import warplint.engine
-real = warplint.engine.lint_file
+import warplint.pipeline
+real = warplint.pipeline.lint_file
 mode, name, mark = sys.argv[1:4]
 
 def hooked(path, options=None):
@@ -171,7 +171,7 @@ def hooked(path, options=None):
             time.sleep(1)
     return real(path, options)
 
-warplint.engine.lint_file = hooked
+warplint.pipeline.lint_file = hooked
 from warplint.cli import main
 sys.exit(main(sys.argv[4:]))
 """

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from warplint.engine import lint_file
+from warplint.pipeline import lint_file
 from warplint.frontends.cuda import preprocess as pp_mod
 from warplint.options import Options
 

@@ -128,7 +128,7 @@ def _nesting_ok(toks) -> Tok | None:
 
 
 def parse_cuda(text: str, path: str, options) -> Module:
-    from ...engine import linted_tree
+    from ...pipeline import linted_tree
     target = options.targets[0] if options.targets else None
     module = Module(path, "cuda", target=target, text=text)
     if not text.strip():

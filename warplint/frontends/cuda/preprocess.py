@@ -3,7 +3,7 @@
 Expanded macro bodies take the location of the macro name at the invocation; arguments keep
 their own.  `#include <...>` is not expanded (warplint knows the CUDA intrinsics); local
 `#include "..."` is followed relative to the including file, then the include paths, but only
-to regular files inside the linted tree (`engine.linted_tree`) or an `-I` directory, and at
+to regular files inside the linted tree (`pipeline.linted_tree`) or an `-I` directory, and at
 most MAX_INCLUDE_BYTES in all: anything else is not read, with a note at the `#include`.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ...cache import note_probe, note_read
-from ...engine import within
+from ...pipeline import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
 from ...ir import Loc
