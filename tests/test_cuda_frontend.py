@@ -587,3 +587,15 @@ def test_one_table_of_special_registers():
                                        "%envreg5", "%cluster_ctaid.x")] == \
         ["lane", "lane", "warp", "block", "block", "time", "block", "block"]
     assert not any(is_special(n) for n in ("%pmask", "%tidx", "%clocks", "%r1", "tid"))
+
+
+def test_one_integer_evaluator_divides_exactly():
+    """`#if`, constant folding and per-lane arithmetic share warplint.intops: exact truncating
+    division (a float quotient was off for values past 2**53), undefined results are None."""
+    from warplint.intops import binary
+    big = 0x7FFFFFFFFFFFFFFF
+    assert binary("div", big, 3) == 3074457345618258602 and binary("div", -7, 2) == -3
+    assert binary("rem", -7, 2) == -1 and binary("div", 1, 0) is None and binary("shl", 1, -1) is None
+    m = parse(f"#if {big} / 3 == 3074457345618258602\n#define N 4\n#else\n#define N 8\n#endif\n"
+              "__global__ void k(int *a) { a[0] = N; }\n")
+    assert 4 in {s.value for i in instrs(fn(m, "k")) for s in i.srcs if isinstance(s, Imm)}

@@ -1,6 +1,7 @@
 """Transfer functions: how each instruction changes per-lane register values."""
 from __future__ import annotations
 
+from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals
@@ -154,13 +155,10 @@ class Evaluator:
         mask = (1 << bits) - 1 if 0 < bits <= 64 else None
         wrap = (lambda x: x & mask) if mask else (lambda x: x)
         if a.exact and b.exact:
-            f = _ARITH.get(op)
-            if f is None:
+            if op not in ARITHMETIC:
                 return None
-            try:
-                return exact(wrap(f(x, y, bits)) for x, y in zip(a.off, b.off))
-            except (ZeroDivisionError, ValueError, OverflowError):
-                return None
+            vals = [_lane_arith(op, x, y) for x, y in zip(a.off, b.off)]
+            return None if None in vals else exact(wrap(v) for v in vals)
         c = b.const()
         if op in ("add", "sub"):
             if b.exact or a.base == b.base and op == "sub":
@@ -312,21 +310,6 @@ def _gcd(a, b):
     return gcd(a or 0, b or 0)
 
 
-def _shr(x, y, bits):
-    return x >> y if y < 128 else 0
-
-
-_ARITH = {
-    "add": lambda x, y, b: x + y,
-    "sub": lambda x, y, b: x - y,
-    "mul": lambda x, y, b: x * y,
-    "div": lambda x, y, b: int(x / y) if y else 0,
-    "rem": lambda x, y, b: x - int(x / y) * y if y else 0,
-    "and": lambda x, y, b: x & y,
-    "or": lambda x, y, b: x | y,
-    "xor": lambda x, y, b: x ^ y,
-    "shl": lambda x, y, b: x << y if y < 128 else 0,
-    "shr": _shr,
-    "min": lambda x, y, b: min(x, y),
-    "max": lambda x, y, b: max(x, y),
-}
+def _lane_arith(op: str, x: int, y: int) -> int | None:
+    """One lane's `x op y`; division by zero (unspecified in PTX) is taken as 0."""
+    return 0 if op in ("div", "rem") and y == 0 else binary(op, x, y)

@@ -1,6 +1,7 @@
 """pycparser AST -> PTX-shaped warp IR (see the lowering contract in the package docstring)."""
 from __future__ import annotations
 
+from ...intops import C_BINARY, binary, c_unary
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
 from ...specials import CUDA_BUILTINS
 from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, T, Unsupported
@@ -203,42 +204,31 @@ class Lowerer:
         self.globals.vars[d.name] = ("mem", d.name, t.with_(space=space) if t.kind == "a" else t, space)
 
     def const_eval(self, e):
+        """The integer (or float constant) `e` folds to, else None."""
         from pycparser import c_ast
-        try:
-            if isinstance(e, c_ast.Constant):
-                return self.constant_value(e)
-            if isinstance(e, c_ast.ID):
-                v = self.enums.get(e.name)
-                if v is not None:
-                    return v
-                g = self.globals.find(e.name)
-                return g[1] if g and g[0] == "imm" else None
-            if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "~", "!", "+"):
-                v = self.const_eval(e.expr)
-                if not isinstance(v, int):
-                    return None
-                return -v if e.op == "-" else ~v if e.op == "~" else int(not v) if e.op == "!" else v
-            if isinstance(e, c_ast.BinaryOp):
-                a, b = self.const_eval(e.left), self.const_eval(e.right)
-                if not isinstance(a, int) or not isinstance(b, int):
-                    return None
-                op = e.op
-                return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                        "/": lambda: int(a / b), "%": lambda: a - int(a / b) * b,
-                        "<<": lambda: a << b if b < 64 else 0, ">>": lambda: a >> b if b < 64 else 0,
-                        "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
-                        "==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
-                        ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
-                        "&&": lambda: int(bool(a and b)), "||": lambda: int(bool(a or b))}[op]()
-            if isinstance(e, c_ast.Cast):
-                return self.const_eval(e.expr)
-            if isinstance(e, c_ast.TernaryOp):
-                c = self.const_eval(e.cond)
-                if c is None:
-                    return None
-                return self.const_eval(e.iftrue if c else e.iffalse)
-        except (ZeroDivisionError, KeyError, ValueError, OverflowError):
-            return None
+        if isinstance(e, c_ast.Constant):
+            return self.constant_value(e)
+        if isinstance(e, c_ast.ID):
+            v = self.enums.get(e.name)
+            if v is not None:
+                return v
+            g = self.globals.find(e.name)
+            return g[1] if g and g[0] == "imm" else None
+        if isinstance(e, c_ast.UnaryOp):
+            v = self.const_eval(e.expr)
+            return c_unary(e.op, v) if isinstance(v, int) else None
+        if isinstance(e, c_ast.BinaryOp):
+            a, b = self.const_eval(e.left), self.const_eval(e.right)
+            if not isinstance(a, int) or not isinstance(b, int) or e.op not in C_BINARY:
+                return None
+            return binary(C_BINARY[e.op], a, b)
+        if isinstance(e, c_ast.Cast):
+            return self.const_eval(e.expr)
+        if isinstance(e, c_ast.TernaryOp):
+            c = self.const_eval(e.cond)
+            if c is None:
+                return None
+            return self.const_eval(e.iftrue if c else e.iffalse)
         return None
 
     def constant_value(self, c):

@@ -14,6 +14,7 @@ from ...cache import note_probe, note_read
 from ...pipeline import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
+from ... import intops
 from ...ir import Loc
 from .lexer import Tok, brief, quotable, tokenize
 
@@ -301,7 +302,7 @@ class Preprocessor:
         exp = self.expand(pre, in_if=True)
         try:
             v = _IfEval(exp).run()
-        except (IndexError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
+        except (ValueError, RecursionError):
             return False  # e.g. __has_include(<...>): take the #else branch, as for an unknown macro
         return bool(v)
 
@@ -456,42 +457,9 @@ class _IfEval:
             op = self.t[self.i]
             self.i += 1
             w = self.binary(level + 1)
-            if op == "||":
-                v = int(bool(v) or bool(w))
-            elif op == "&&":
-                v = int(bool(v) and bool(w))
-            elif op == "|":
-                v |= w
-            elif op == "^":
-                v ^= w
-            elif op == "&":
-                v &= w
-            elif op == "==":
-                v = int(v == w)
-            elif op == "!=":
-                v = int(v != w)
-            elif op == "<":
-                v = int(v < w)
-            elif op == ">":
-                v = int(v > w)
-            elif op == "<=":
-                v = int(v <= w)
-            elif op == ">=":
-                v = int(v >= w)
-            elif op == "<<":
-                v = v << min(w, 64)
-            elif op == ">>":
-                v = v >> min(w, 64)
-            elif op == "+":
-                v += w
-            elif op == "-":
-                v -= w
-            elif op == "*":
-                v *= w
-            elif op == "/":
-                v = int(v / w)
-            elif op == "%":
-                v = v - int(v / w) * w
+            v = intops.binary(intops.C_BINARY[op], v, w)
+            if v is None:
+                raise ValueError(op)  # division by zero, a negative shift count
         return v
 
     def unary(self):
@@ -500,8 +468,7 @@ class _IfEval:
             raise ValueError("end")
         if p in ("!", "~", "-", "+"):
             self.i += 1
-            v = self.unary()
-            return int(not v) if p == "!" else ~v if p == "~" else -v if p == "-" else v
+            return intops.c_unary(p, self.unary())
         if p == "(":
             self.i += 1
             v = self.cond()
