@@ -599,3 +599,19 @@ def test_one_integer_evaluator_divides_exactly():
     m = parse(f"#if {big} / 3 == 3074457345618258602\n#define N 4\n#else\n#define N 8\n#endif\n"
               "__global__ void k(int *a) { a[0] = N; }\n")
     assert 4 in {s.value for i in instrs(fn(m, "k")) for s in i.srcs if isinstance(s, Imm)}
+
+
+def test_inline_asm_renames_its_own_registers_through_the_one_operand_renaming():
+    """Registers declared in an asm block get a per-block suffix (guards and addresses too);
+    special registers and the statement's operands keep their names."""
+    src = """__global__ void k(int *a) {
+  int r;
+  asm("{ .reg .pred %pl; .reg .u32 %t; mov.u32 %t, %laneid; setp.eq.u32 %pl, %t, 0;\\n"
+      "@%pl mov.u32 %0, %t; }" : "=r"(r));
+  a[0] = r;
+}"""
+    f = fn(parse(src), "k")
+    movs = [i for i in instrs(f, "mov") if any(isinstance(s, Reg) and s.name == "%laneid" for s in i.srcs)]
+    assert movs and movs[0].dests[0].name.startswith("%t") and movs[0].dests[0].name != "%t"
+    guarded = [i for i in instrs(f) if i.guard]
+    assert guarded and guarded[-1].guard[0].startswith("%pl") and guarded[-1].guard[0] != "%pl"

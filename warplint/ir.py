@@ -86,6 +86,22 @@ class Vec:
 Operand = Union[Reg, Imm, Sym, Addr, Vec]
 
 
+def map_operand(o: Operand, reg, sym) -> Operand:
+    """`o` with each register name passed through `reg` and each symbol name through `sym`
+    (inside addresses and vectors too): the one operand renaming (inlining, inline asm)."""
+    if isinstance(o, Reg):
+        name = reg(o.name)
+        return o if name == o.name else Reg(name)
+    if isinstance(o, Sym):
+        name = sym(o.name)
+        return o if name == o.name else Sym(name)
+    if isinstance(o, Addr):
+        return Addr(map_operand(o.base, reg, sym) if o.base is not None else None, o.offset)
+    if isinstance(o, Vec):
+        return Vec(tuple(map_operand(x, reg, sym) for x in o.items))
+    return o
+
+
 @dataclass(slots=True, eq=False)
 class Instr:
     opcode: str

@@ -3,8 +3,8 @@
 context.  Bounded by depth and size; calls beyond the bound stay opaque."""
 from __future__ import annotations
 
-from ..ir import Addr, Function, Instr, Label, Reg, Sym, Vec
-from .transfer import is_special
+from ..ir import Addr, Function, Instr, Label, Reg, Sym, map_operand
+from ..specials import is_special
 
 MAX_DEPTH = 4
 MAX_SIZE = 40_000
@@ -76,26 +76,21 @@ def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
     labels = {i.name for i in callee.body if isinstance(i, Label)}
     end = f"$inline_end{suffix}"
 
+    def reg(name):
+        return name if is_special(name) else name + suffix
+
+    def sym(name):
+        return name + suffix if name in labels else syms.get(name, name)
+
     def mapop(o):
-        if isinstance(o, Reg):
-            return o if is_special(o.name) else Reg(o.name + suffix)
-        if isinstance(o, Sym):
-            if o.name in labels:
-                return Sym(o.name + suffix)
-            return Sym(syms.get(o.name, o.name))
-        if isinstance(o, Addr):
-            return Addr(mapop(o.base) if o.base is not None else None, o.offset)
-        if isinstance(o, Vec):
-            return Vec(tuple(mapop(x) for x in o.items))
-        return o
+        return map_operand(o, reg, sym)
 
     out = list(prologue)
     for item in callee.body:
         if isinstance(item, Label):
             out.append(Label(item.name + suffix, item.loc))
             continue
-        guard = (item.guard[0] if is_special(item.guard[0]) else item.guard[0] + suffix,
-                 item.guard[1]) if item.guard else None
+        guard = (reg(item.guard[0]), item.guard[1]) if item.guard else None
         if item.op == "ret":
             out.append(Instr("bra", (), (Sym(end),), item.loc, guard, item.raw_loc, item.text))
             continue

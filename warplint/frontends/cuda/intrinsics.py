@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ...errors import InputError
-from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym
+from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym, map_operand
 from ...specials import is_special
 from .ctype import INT, OPAQUE, PRED, UINT, T, Unsupported
 
@@ -508,25 +508,18 @@ def inline_asm(lw, e, args):
 def _rename_asm(ins, suffix, loc):
     """Registers declared inside the asm block and its labels get a per-asm suffix."""
 
-    def ren(o):
-        if isinstance(o, Reg):
-            if o.name.startswith("$asm") or o.name.startswith("%") and not o.name[1:2].isalpha():
-                return o
-            if is_special(o.name):
-                return o
-            return Reg(o.name + suffix)
-        if isinstance(o, Sym):
-            return Sym(o.name + suffix) if ins.op in ("bra", "brx") else o
-        if isinstance(o, Addr):
-            return Addr(ren(o.base) if o.base is not None else None, o.offset)
-        from ...ir import Vec
-        if isinstance(o, Vec):
-            return Vec(tuple(ren(x) for x in o.items))
-        return o
+    def reg(name):
+        if name.startswith("$asm") or name.startswith("%") and not name[1:2].isalpha() or is_special(name):
+            return name  # an operand of the asm statement, a special register
+        return name + suffix
 
-    guard = ins.guard
-    if guard is not None and not guard[0].startswith("$asm"):
-        guard = (guard[0] + suffix, guard[1])
+    def sym(name):
+        return name + suffix if ins.op in ("bra", "brx") else name
+
+    def ren(o):
+        return map_operand(o, reg, sym)
+
+    guard = (reg(ins.guard[0]), ins.guard[1]) if ins.guard else None
     return Instr(ins.opcode, tuple(ren(d) for d in ins.dests), tuple(ren(s) for s in ins.srcs),
                  ins.loc or loc, guard, ins.raw_loc, ins.text, ins.negated)
 
