@@ -44,6 +44,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from warplint.catalog import catalog
 from warplint.pipeline import lint_file
 from warplint.options import DEFAULT_TARGETS, Options
 
@@ -181,7 +182,8 @@ def compare(spec: Spec, run: Run) -> list[str]:
 def check_file(path: str | Path) -> list[str]:
     """Lint a fixture for every target run and compare with its inline expectations."""
     spec = parse_spec(Path(path).read_text(encoding="utf-8"))
-    problems = []
+    unknown = ({e.rule for e in spec.expectations} | spec.also) - set(catalog())
+    problems = [f"names {rid}, which is not in the rule registry (rules/)" for rid in sorted(unknown)]
     for run in lint_runs(path, spec):
         problems += compare(spec, run)
     return problems

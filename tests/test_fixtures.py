@@ -158,3 +158,10 @@ def test_wl006_judges_what_was_written(tmp_path):
                        (8, "shfl c operand 0x81f: segment mask 0x08 is not ~(W-1) & 0x1f for any "
                            "power-of-two sub-warp width W")}, f"[{run.target}] {got}"
         assert not any(f.details for f in run.findings if f.rule_id == "WL006"), run.target
+
+
+def test_harness_flags_unknown_rule_ids(tmp_path):
+    path = tmp_path / "typo.ptx"
+    path.write_text((FIXTURES / "ptx" / sorted(p.name for p in (FIXTURES / "ptx").glob("*_clean.ptx"))[0])
+                    .read_text(encoding="utf-8") + "// also: WL099\n", encoding="utf-8")
+    assert check_file(path)[0] == "names WL099, which is not in the rule registry (rules/)"
