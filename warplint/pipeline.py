@@ -182,15 +182,8 @@ def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:
     return out
 
 
-def lint_module(module: Module, options: Options) -> list[Finding]:
-    """analyse + check, the notes added to the module's diagnostics (scripts and tests)."""
-    analyses = analyse(module, options)
-    findings = check(module, analyses, resolve_targets(module, options), options)
-    module.diagnostics.extend(analysis_notes(module, analyses))
-    return findings
-
-
 def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
+    """parse, analyse, [format masks], check, analysis notes: one file's result."""
     options = options or Options()
     result = FileResult(path, text=text)
     try:
