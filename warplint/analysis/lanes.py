@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
+from .interned import Interned
+
 FULL = 0xFFFFFFFF
 MAX_CUBES = 24
 MAX_VARS = 12
@@ -43,20 +45,12 @@ class LitInfo:
     loc: object = None  # where it was computed (branch/setp Loc)
 
 
-class Literals:
-    """Interned conditions; ids start at 1 so that -id is the negation."""
-
-    def __init__(self):
-        self.info: list[LitInfo | None] = [None]
-        self._ids: dict[object, int] = {}
+class Literals(Interned):
+    """Interned conditions; -id is the negation of id."""
 
     def get(self, key, kind: str, scope: str, text: str, loc=None) -> int:
         lid = self._ids.get(key)
-        if lid is None:
-            lid = len(self.info)
-            self._ids[key] = lid
-            self.info.append(LitInfo(kind, scope, text, loc))
-        return lid
+        return lid if lid is not None else self.intern(key, LitInfo(kind, scope, text, loc))
 
     def __getitem__(self, lit: int) -> LitInfo:
         lit = abs(lit)

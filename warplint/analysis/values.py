@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from math import gcd
 
+from .interned import Interned
 from .lanes import FULL, FULL_SET, LaneSet
 
 LANES = tuple(range(32))
@@ -152,20 +153,14 @@ def scope_of(v) -> str:
     return "lane"
 
 
-class Terms:
-    """Hash-consing of value computations into small ints."""
+class Terms(Interned):
+    """Value computations as small ints, with their text."""
 
     def __init__(self):
-        self._ids: dict = {}
-        self.text: list[str] = [""]
+        super().__init__("")
 
     def get(self, key, text: str = "") -> int:
-        t = self._ids.get(key)
-        if t is None:
-            t = len(self.text)
-            self._ids[key] = t
-            self.text.append(text)
-        return t
+        return self.intern(key, text)
 
 
 
