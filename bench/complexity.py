@@ -174,7 +174,7 @@ def _limit_memory() -> None:
 def run_cli(path: Path, timeout: float) -> dict:
     """Lint one file in a fresh process: seconds, peak RSS in bytes, findings, note, exit status."""
     cmd = [sys.executable, "-m", "warplint", "--no-cache", "--jobs", "1", path.name]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=path.parent, stdout=out, stderr=err, env=env,
