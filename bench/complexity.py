@@ -7,7 +7,7 @@ Each family is an input shape that once made the analysis super-linear (issue 10
 Every size is generated into a temporary directory and linted by `python -m warplint --no-cache`
 in its own process (address space capped at 4 GiB so a runaway cannot take the machine down).
 One table per family: size, seconds (wall clock, and CPU time of the process), peak RSS, findings, whether a work-bound note was
-printed.  A row over 10 s or 1 GiB is flagged `!!`; a family stops growing after such a row.
+printed.  A row over 10 s or 1 GiB, or one that exits 2 (not analysed), is flagged `!!`; a family stops growing after such a row.
 """
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def run_family(name: str, timeout: float, max_size: int | None) -> list[dict]:
             row = run_cli(Path(tmp, next(iter(files))), timeout)
         row["size"] = n
         rows.append(row)
-        bad = row["timed_out"] or row["seconds"] > TIME_LIMIT_S or row["rss"] > RSS_LIMIT
+        bad = _bad(row)
         secs = f">{timeout:.0f}" if row["timed_out"] else f"{row['seconds']:.2f}"
         found = "-" if row["findings"] is None else row["findings"]
         print(f"  {n:>6} {secs:>8} {row['cpu']:>7.2f} {row['rss'] / 2**20:>7.0f}Mi {found:>8} "
@@ -224,6 +224,11 @@ def run_family(name: str, timeout: float, max_size: int | None) -> list[dict]:
         if bad:
             break
     return rows
+
+
+def _bad(row) -> bool:
+    """Too slow, too big, or a tool error (exit 2: the size was not measured at all)."""
+    return row["timed_out"] or row["seconds"] > TIME_LIMIT_S or row["rss"] > RSS_LIMIT or row["rc"] == 2
 
 
 def main(argv=None) -> int:
@@ -240,9 +245,9 @@ def main(argv=None) -> int:
     flagged = []
     for name in args.family or FAMILIES:
         rows = run_family(name, args.timeout, args.max_size)
-        if any(r["timed_out"] or r["seconds"] > TIME_LIMIT_S or r["rss"] > RSS_LIMIT for r in rows):
+        if any(_bad(r) for r in rows):
             flagged.append(name)
-    print("\nover 10 s or 1 GiB:", ", ".join(flagged) if flagged else "none")
+    print("\nover 10 s or 1 GiB, or not analysed (exit 2):", ", ".join(flagged) if flagged else "none")
     return 1 if flagged else 0
 
 
