@@ -79,7 +79,7 @@ def call(lw, e):
         n = e.name
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID) and n.field.name == "sync" and not args:
             v = lw.scope.find(n.name.name)
-            if v is not None and v[0] == "reg" and _type_name(v[2]) in _CG_BLOCK:
+            if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK:
                 lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{n.name.name}.sync")
                 return Imm(0), INT
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
@@ -112,10 +112,10 @@ def call(lw, e):
     if name == "__warplint_asm":
         return inline_asm(lw, e, args)
     v = lw.scope.find(name)
-    if v is not None and v[0] == "reg" and name not in lw.funcs:
+    if v is not None and v.kind == "reg" and name not in lw.funcs:
         vals = [lw.rvalue(a)[0] for a in args]
         d = lw.temp()
-        lw.emit("call", (d,), (Reg(v[1]),) + tuple(vals), lw.loc(e))
+        lw.emit("call", (d,), (Reg(v.name),) + tuple(vals), lw.loc(e))
         return d, OPAQUE
     loc = call_loc(lw, e, name)
     if name.startswith("__ctor_") and name[7:] in lw.rw.shared_structs:
@@ -145,7 +145,7 @@ def call(lw, e):
         from pycparser import c_ast as A
         if isinstance(args[0], A.ID):
             v = lw.scope.find(args[0].name)
-            if v is not None and v[0] == "reg" and _type_name(v[2]) in _CG_BLOCK:
+            if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK:
                 lw.emit("bar.sync", (), (Imm(0),), loc, text="sync")
                 return Imm(0), INT
     if name in _SHFL:
@@ -354,8 +354,8 @@ def _store_through(lw, ptr_expr, v, vt, loc):
     from pycparser import c_ast as A
     if isinstance(ptr_expr, A.UnaryOp) and ptr_expr.op == "&":
         info = lw.address(ptr_expr.expr)
-        if info[0] == "reg":
-            d = Reg(info[1])
+        if info.kind == "reg":
+            d = Reg(info.where)
             lw.emit("selp.s32", (d,), (Imm(1), Imm(0), v), loc)
             return
         s = lw.temp()
@@ -500,7 +500,7 @@ def inline_asm(lw, e, args):
             elif isinstance(item, Instr):
                 lw.body.append(_rename_asm(item, suffix, loc))
     for i, info in enumerate(out_infos):
-        t = info[2]
+        t = info.type
         lw.store(info, names[i], t, loc)
     return Imm(0), INT
 

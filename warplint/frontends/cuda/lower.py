@@ -1,6 +1,8 @@
 """pycparser AST -> PTX-shaped warp IR (see the lowering contract in the package docstring)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ...intops import C_BINARY, binary, c_unary
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
 from ...specials import CUDA_BUILTINS
@@ -82,10 +84,29 @@ def _has_effects(node) -> bool:
     return False
 
 
+class Var(NamedTuple):
+    """A name in scope: a register ("reg"), a variable in memory ("mem": its symbol and state
+    space) or a folded constant ("imm": `name` is its value)."""
+    kind: str
+    name: object
+    type: T
+    space: str | None = None
+
+
+class Place(NamedTuple):
+    """Where an lvalue lives: a register ("reg": `where` is its name) or memory ("mem": `where`
+    is the address operand, with its state space and volatility)."""
+    kind: str
+    where: object
+    type: T
+    space: str | None = None
+    vol: bool = False
+
+
 class Scope:
     def __init__(self, parent=None):
         self.parent = parent
-        self.vars: dict[str, tuple] = {}
+        self.vars: dict[str, Var] = {}
 
     def find(self, name):
         s = self
@@ -196,12 +217,12 @@ class Lowerer:
             if "const" in (d.quals or []) and d.init is not None and not t.is_ptr:
                 v = self.const_eval(d.init)
                 if v is not None:
-                    self.globals.vars[d.name] = ("imm", v, t)
+                    self.globals.vars[d.name] = Var("imm", v, t)
                     return
             space = "global"  # host globals are not visible in device code; treat as memory
         else:
             self.module.state_spaces[d.name] = space
-        self.globals.vars[d.name] = ("mem", d.name, t.with_(space=space) if t.kind == "a" else t, space)
+        self.globals.vars[d.name] = Var("mem", d.name, t.with_(space=space) if t.kind == "a" else t, space)
 
     def const_eval(self, e):
         """The integer (or float constant) `e` folds to, else None."""
@@ -213,7 +234,7 @@ class Lowerer:
             if v is not None:
                 return v
             g = self.globals.find(e.name)
-            return g[1] if g and g[0] == "imm" else None
+            return g.name if g and g.kind == "imm" else None
         if isinstance(e, c_ast.UnaryOp):
             v = self.const_eval(e.expr)
             return c_unary(e.op, v) if isinstance(v, int) else None
@@ -329,7 +350,7 @@ class Lowerer:
                 if isinstance(p, c_ast.ID):  # K&R-style or untyped parameter
                     reg = self.unique(p.name)
                     fn.params.append(reg)
-                    self.scope.vars[p.name] = ("reg", reg, INT)
+                    self.scope.vars[p.name] = Var("reg", reg, INT)
                     continue
                 pt = self.ctype(p.type)
                 if pt.kind == "b" and pt.name == "void" and not p.name:
@@ -341,7 +362,7 @@ class Lowerer:
                     pt = pt.with_(space="global")
                 reg = self.unique(pname)
                 fn.params.append(reg)
-                self.scope.vars[pname] = ("reg", reg, pt)
+                self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
             self.stmt(fd.body)
             if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
@@ -463,20 +484,20 @@ class Lowerer:
         if "__shared__" in marks:
             uname = self.unique(d.name)
             self.module.state_spaces[uname] = "shared"
-            self.scope.vars[d.name] = ("mem", uname, t, "shared")
+            self.scope.vars[d.name] = Var("mem", uname, t, "shared")
             return
         if "__constant__" in marks:
             uname = self.unique(d.name)
             self.module.state_spaces[uname] = "const"
-            self.scope.vars[d.name] = ("mem", uname, t, "const")
+            self.scope.vars[d.name] = Var("mem", uname, t, "const")
             return
         if "extern" in (d.storage or []):
-            self.scope.vars[d.name] = ("mem", d.name, t, "global")
+            self.scope.vars[d.name] = Var("mem", d.name, t, "global")
             return
         if t.kind == "a":
             uname = self.unique(d.name)
             self.module.state_spaces[uname] = "local"  # each thread's own array
-            self.scope.vars[d.name] = ("mem", uname, t, "local")
+            self.scope.vars[d.name] = Var("mem", uname, t, "local")
             if d.init is not None and isinstance(d.init, A.InitList):
                 base = self.temp("$a")
                 self.emit("mov.u64", (base,), (Sym(uname),), loc)
@@ -500,7 +521,7 @@ class Lowerer:
                 if t.kind == "p" and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
                 self.move(reg, v, t, vt, loc)
-        self.scope.vars[d.name] = ("reg", uname, t)
+        self.scope.vars[d.name] = Var("reg", uname, t)
 
     def move(self, dest, v, t, vt, loc):
         if self.needs_cvt(t, vt) and not isinstance(v, Imm):
@@ -764,11 +785,11 @@ class Lowerer:
             d = self.temp()
             self.emit("ld.const.b32", (d,), (Addr(Sym(name), 0),), loc)
             return d, INT
-        kind = v[0]
+        kind = v.kind
         if kind == "reg":
-            return Reg(v[1]), v[2]
+            return Reg(v.name), v.type
         if kind == "imm":
-            return Imm(v[1]), v[2]
+            return Imm(v.name), v.type
         _, sym, t, space = v
         if t.kind == "a":
             d = self.temp("$a")
@@ -789,25 +810,24 @@ class Lowerer:
         return e.with_(vol=True) if t.vol and not e.vol else e
 
     def address(self, e):
-        """Address of an lvalue in memory: (addr operand, element type, space, volatile) or
-        ('reg', name, type) for register variables."""
+        """Where the lvalue `e` lives: a register variable, or an address in memory."""
         from pycparser import c_ast as A
         loc = self.loc(e)
         if isinstance(e, A.ID):
             v = self.scope.find(e.name)
-            if v is not None and v[0] == "reg":
-                return ("reg", v[1], v[2])
-            if v is not None and v[0] == "mem":
+            if v is not None and v.kind == "reg":
+                return Place("reg", v.name, v.type)
+            if v is not None and v.kind == "mem":
                 _, sym, t, space = v
                 d = self.temp("$a")
                 self.emit("mov.u64", (d,), (Sym(sym),), loc)
-                return ("mem", d, t, space, t.vol)
+                return Place("mem", d, t, space, t.vol)
             if v is None and e.name in CUDA_BUILTINS:
                 raise Unsupported(f"assignment to '{e.name}'")
             if v is None:
                 d = self.temp("$a")
                 self.emit("mov.u64", (d,), (Sym(e.name),), loc)
-                return ("mem", d, INT, None, False)
+                return Place("mem", d, INT, None, False)
             raise Unsupported("assignment to a constant")
         if isinstance(e, A.ArrayRef):
             base, bt = self.rvalue(e.name)
@@ -821,27 +841,27 @@ class Lowerer:
                 sub_v, st = self.rvalue(e.subscript)
             elem = bt.elem or OPAQUE
             a = self.offset(base, sub_v, st, elem.size, loc)
-            return ("mem", a, elem, bt.space, bt.vol or elem.vol)
+            return Place("mem", a, elem, bt.space, bt.vol or elem.vol)
         if isinstance(e, A.UnaryOp) and e.op == "*":
             base, bt = self.rvalue(e.expr)
             elem = bt.elem if bt.is_ptr and bt.elem is not None else OPAQUE
-            return ("mem", base, elem, bt.space if bt.is_ptr else None, bt.vol or elem.vol)
+            return Place("mem", base, elem, bt.space if bt.is_ptr else None, bt.vol or elem.vol)
         if isinstance(e, A.StructRef):
             if e.type == ".":
                 inner = self.address(e.name) if not (isinstance(e.name, A.ID) and e.name.name in CUDA_BUILTINS) else None
                 if inner is None:
                     raise Unsupported("assignment to a built-in variable")
-                if inner[0] == "reg":
-                    ft = self.field_type(inner[2], e.field.name)
-                    return ("reg", f"{inner[1]}.{e.field.name}", ft)
-                st = inner[2]
+                if inner.kind == "reg":
+                    ft = self.field_type(inner.type, e.field.name)
+                    return Place("reg", f"{inner.where}.{e.field.name}", ft)
+                st = inner.type
                 off, ft = self.field_offset(st, e.field.name)
-                a = inner[1]
+                a = inner.where
                 if off:
                     a2 = self.temp("$a")
                     self.emit("add.s64", (a2,), (a, Imm(off)), loc)
                     a = a2
-                return ("mem", a, ft, inner[3], inner[4] or ft.vol)
+                return Place("mem", a, ft, inner.space, inner.vol or ft.vol)
             base, bt = self.rvalue(e.name)
             st = bt.elem if bt.is_ptr and bt.elem is not None else OPAQUE
             off, ft = self.field_offset(st, e.field.name)
@@ -849,24 +869,24 @@ class Lowerer:
             if off:
                 a = self.temp("$a")
                 self.emit("add.s64", (a,), (base, Imm(off)), loc)
-            return ("mem", a, ft, bt.space if bt.is_ptr else None, bt.vol or ft.vol)
+            return Place("mem", a, ft, bt.space if bt.is_ptr else None, bt.vol or ft.vol)
         if isinstance(e, A.Cast):
             return self.address(e.expr)
         # anything else: compute as an rvalue pointer
         v, t = self.rvalue(e)
-        return ("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None, False)
+        return Place("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None, False)
 
     def address_of_pointer(self, e):
         from pycparser import c_ast as A
         if isinstance(e, A.UnaryOp) and e.op == "&":
             info = self.address(e.expr)
-            if info[0] == "reg":
+            if info.kind == "reg":
                 d = self.temp("$a")
-                self.emit("mov.u64", (d,), (Sym(info[1]),), self.loc(e))
-                return ("mem", d, info[2], "local", False)
+                self.emit("mov.u64", (d,), (Sym(info.where),), self.loc(e))
+                return Place("mem", d, info.type, "local", False)
             return info
         v, t = self.rvalue(e)
-        return ("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None,
+        return Place("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None,
                 t.vol)
 
     def field_type(self, st, name):
@@ -917,8 +937,8 @@ class Lowerer:
         return d, t
 
     def store(self, addr_info, v, vt, loc):
-        if addr_info[0] == "reg":
-            _, name, t = addr_info
+        if addr_info.kind == "reg":
+            name, t = addr_info.where, addr_info.type
             if "." in name:
                 self.assigned.add(name.split(".", 1)[0])
             self.move(Reg(name), v, t, vt, loc)
@@ -932,8 +952,8 @@ class Lowerer:
         self.emit(op, (), (Addr(a, 0), v), loc)
 
     def read_lvalue(self, info, loc):
-        if info[0] == "reg":
-            return Reg(info[1]), info[2]
+        if info.kind == "reg":
+            return Reg(info.where), info.type
         return self.load(info, loc)
 
     def e_ArrayRef(self, e):
@@ -948,12 +968,12 @@ class Lowerer:
                 return Reg(f"{CUDA_BUILTINS[e.name.name]}.{f}"), UINT
         if e.type == "." and isinstance(e.name, A.ID) and self.fn.is_kernel:
             v = self.scope.find(e.name.name)
-            if v is not None and v[0] == "reg" and v[1] in self.fn.params and v[1] not in self.assigned:
+            if v is not None and v.kind == "reg" and v.name in self.fn.params and v.name not in self.assigned:
                 # a field of a by-value kernel parameter: a uniform load from the parameter space
-                off, ft = self.field_offset(v[2], e.field.name)
+                off, ft = self.field_offset(v.type, e.field.name)
                 if ft.kind != "a":
                     d = self.temp()
-                    self.emit(f"ld.param.{ft.ptx}", (d,), (Addr(Sym(v[1]), off if isinstance(off, int) else 0),), loc)
+                    self.emit(f"ld.param.{ft.ptx}", (d,), (Addr(Sym(v.name), off if isinstance(off, int) else 0),), loc)
                     return d, ft
         info = self.address(e)
         return self.read_lvalue(info, loc)
@@ -964,16 +984,16 @@ class Lowerer:
             v, vt = self.rvalue(e.rvalue)
             info = self.address(e.lvalue)
             self.store(info, v, vt, loc)
-            if info[0] == "reg" and info[2].kind == "p" and vt.is_ptr and vt.space and info[2].space is None:
+            if info.kind == "reg" and info.type.kind == "p" and vt.is_ptr and vt.space and info.type.space is None:
                 self.retag(e.lvalue, vt.space)
-            return (Reg(info[1]), info[2]) if info[0] == "reg" else (v, vt)
+            return (Reg(info.where), info.type) if info.kind == "reg" else (v, vt)
         op = e.op[:-1]
         info = self.address(e.lvalue)
         cur, ct = self.read_lvalue(info, loc)
         v, vt = self.rvalue(e.rvalue)
         r, rt = self.binop(op, cur, ct, v, vt, loc)
         self.store(info, r, rt, loc)
-        return (Reg(info[1]), info[2]) if info[0] == "reg" else (r, rt)
+        return (Reg(info.where), info.type) if info.kind == "reg" else (r, rt)
 
     def retag(self, lv, space):
         from pycparser import c_ast as A
@@ -982,8 +1002,8 @@ class Lowerer:
             while s is not None:
                 if lv.name in s.vars:
                     v = s.vars[lv.name]
-                    if v[0] == "reg":
-                        s.vars[lv.name] = ("reg", v[1], v[2].with_(space=space))
+                    if v.kind == "reg":
+                        s.vars[lv.name] = Var("reg", v.name, v.type.with_(space=space))
                     return
                 s = s.parent
 
@@ -1054,25 +1074,25 @@ class Lowerer:
         if op == "&":
             x = e.expr
             info = self.address(x)
-            if info[0] == "reg":
+            if info.kind == "reg":
                 d = self.temp("$a")
-                self.emit("mov.u64", (d,), (Sym(info[1]),), loc)
-                return d, T("p", 64, elem=info[2], space="local")
-            return info[1], T("p", 64, elem=info[2], space=info[3], vol=info[4])
+                self.emit("mov.u64", (d,), (Sym(info.where),), loc)
+                return d, T("p", 64, elem=info.type, space="local")
+            return info.where, T("p", 64, elem=info.type, space=info.space, vol=info.vol)
         if op == "*":
             return self.load(self.address(e), loc)
         if op in ("++", "--", "p++", "p--"):
             info = self.address(e.expr)
             cur, ct = self.read_lvalue(info, loc)
-            if info[0] == "reg":
+            if info.kind == "reg":
                 old = self.temp()
                 if op.startswith("p"):
                     self.emit(f"mov.{ct.ptx}", (old,), (cur,), loc)
             r, rt = self.binop("+" if "+" in op else "-", cur, ct, Imm(1), INT, loc)
             self.store(info, r, rt, loc)
             if op.startswith("p"):
-                return (old, ct) if info[0] == "reg" else (cur, ct)
-            return (Reg(info[1]), ct) if info[0] == "reg" else (r, rt)
+                return (old, ct) if info.kind == "reg" else (cur, ct)
+            return (Reg(info.where), ct) if info.kind == "reg" else (r, rt)
         v, t = self.rvalue(e.expr)
         if op == "+":
             return v, t
