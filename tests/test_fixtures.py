@@ -22,7 +22,7 @@ def _cases():
         yield pytest.param(path, id=rel, marks=marks)
 
 
-@pytest.mark.parametrize("path", _cases())
+@pytest.mark.parametrize("path", list(_cases()))
 def test_fixture(path):
     problems = check_file(path)
     assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)

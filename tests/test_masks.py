@@ -59,7 +59,7 @@ def _cases():
         yield pytest.param(ptx, id=ptx.name)
 
 
-@pytest.mark.parametrize("ptx", _cases())
+@pytest.mark.parametrize("ptx", list(_cases()))
 def test_masks(ptx: Path):
     module = parse_ptx(ptx.read_text(), str(ptx))
     src = HERE / "src" / (ptx.stem + ".cu")

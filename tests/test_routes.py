@@ -24,7 +24,7 @@ def _cases():
             yield pytest.param(path, id=path.name)
 
 
-@pytest.mark.parametrize("path", _cases())
+@pytest.mark.parametrize("path", list(_cases()))
 def test_same_findings_through_both_routes(path: Path):
     direct = lint_file(str(path), Options(targets=["sm_80"]))
     via = lint_file(str(path), Options(targets=["sm_80"], via_nvcc=True))

@@ -65,7 +65,7 @@ def _examples():
             yield pytest.param(rid, lang, kind, code, id=f"{rid}-{lang}-{kind}{n if n > 1 else ''}")
 
 
-@pytest.mark.parametrize("rid,lang,kind,code", _examples())
+@pytest.mark.parametrize("rid,lang,kind,code", list(_examples()))
 def test_example(rid, lang, kind, code, tmp_path):
     path = tmp_path / f"{rid.lower()}_{kind}.{'cu' if lang == 'cuda' else 'ptx'}"
     path.write_text(code, encoding="utf-8")
