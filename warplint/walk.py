@@ -10,12 +10,11 @@ memoised, so no pattern takes more than (pattern length x path length) steps.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from .inputs import InputFileError, kind_of, read_regular
+from .inputs import InputFileError, not_regular, read_regular
 
 SUFFIXES = (".cu", ".cuh", ".ptx")
 SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", "__pycache__",
@@ -423,15 +422,11 @@ class _Walk:
         elif self.excluded_by_config(arg, False):
             self.excluded += 1
         else:
-            try:
-                mode = os.stat(arg).st_mode
-            except OSError as e:
-                self.errors.append((arg, f"cannot read file: {e.strerror or e}"))
-                return
-            if not stat.S_ISREG(mode):
-                self.errors.append((arg, f"not a regular file ({kind_of(mode)}); only regular files are read"))
-            else:
+            kind = not_regular(arg)  # a stat error surfaces when the file is read, with its location
+            if kind is None:
                 self.add(arg)
+            else:
+                self.errors.append((arg, f"not a regular file ({kind}); only regular files are read"))
 
     def directory(self, arg: str) -> None:
         tree = os.path.realpath(arg)
@@ -475,12 +470,8 @@ class _Walk:
                 or (self.include and not (r is not None and any_match(self.include, r))):
             self.excluded += 1
             return
-        try:
-            mode = os.stat(full).st_mode
-        except OSError as e:
-            self.notes.append((full, f"skipped: {e.strerror or e}"))
-            return
-        if not stat.S_ISREG(mode):
-            self.notes.append((full, f"skipped: not a regular file ({kind_of(mode)})"))
-            return
-        self.add(os.path.normpath(full))
+        kind = not_regular(full)
+        if kind is None:
+            self.add(os.path.normpath(full))
+        else:
+            self.notes.append((full, f"skipped: not a regular file ({kind})"))
