@@ -11,7 +11,9 @@ import pytest
 
 from warplint import messages
 from warplint.messages import (ActivemaskAsMembermask, BarrierDivergence, LaneNotInMembermask, Message,
-                               ReadAfterWriteRace, ShflClampInvalid, UnusedSuppression)
+                               MembermaskLanesNeverArrive, NonSyncPrimitive, PreVoltaMaskMismatch,
+                               ReadAfterWriteRace, ShflClampInvalid, ShuffleSourceInvalid, UnusedSuppression,
+                               WriteAfterReadRace, condition_words)
 
 SAMPLE = {"int": 3, "bool": True, "str": "x", "int | None": 5, "tuple[str, ...]": ("a", "b")}
 KINDS = [c for _, c in inspect.getmembers(messages, inspect.isclass)
@@ -29,9 +31,27 @@ def test_every_kind_renders_from_its_fields(kind):
 
 @pytest.mark.parametrize("message,text", [
     (LaneNotInMembermask(0xFF00, "__shfl_sync", "0x000000ff", True),
-     "lanes 8-15 execute '__shfl_sync' but are not in its membermask 0x000000ff (undefined behaviour)"),
+     "lanes 8-15 execute '__shfl_sync' but are not in its membermask 0x000000ff: the result is undefined"),
     (LaneNotInMembermask(0xFF00, "__shfl_sync", "0x000000ff", False),
-     "lanes 8-15 may execute '__shfl_sync' but would be not in its membermask 0x000000ff (undefined behaviour)"),
+     "lanes 8-15 may execute '__shfl_sync' but may not be in its membermask 0x000000ff: the result is undefined"),
+    (LaneNotInMembermask(0xFFFFFFFF, "__all_sync", "the lanes where v > 0", False),
+     "all 32 lanes may execute '__all_sync' but may not be in its membermask (the lanes where v > 0): "
+     "the result is undefined"),
+    (LaneNotInMembermask(0x100, "__shfl_sync", "0x000000ff", True),
+     "lane 8 executes '__shfl_sync' but is not in its membermask 0x000000ff: the result is undefined"),
+    (ShuffleSourceInvalid(1 << 7, 1 << 8, ("not in the membermask",), True),
+     "lane 7 reads from lane 8, which is not in the membermask: the value read is undefined"),
+    (ShuffleSourceInvalid(0xFF00, 0xFF0000, ("not in the membermask",), True),
+     "lanes 8-15 read from lanes 16-23, which are not in the membermask: the values read are undefined"),
+    (MembermaskLanesNeverArrive("0xffffffff", "__shfl_xor_sync", 0xFFFF0000, True),
+     "lanes 16-31 are in the membermask 0xffffffff of '__shfl_xor_sync' but never reach a matching "
+     "'__shfl_xor_sync' or exit: the warp hangs or the result is undefined"),
+    (PreVoltaMaskMismatch("sm_60", "0xffffffff", "__shfl_sync", 0xFFFFFFF8, True),
+     "on sm_60 (pre-Volta), lanes 3-31 are in the membermask 0xffffffff of '__shfl_sync' but not active "
+     "here: every lane in the membermask must execute this instruction together, so the result is undefined"),
+    (WriteAfterReadRace(0, 1, "shared", 10, True),
+     "lane 1 overwrites shared memory that lane 0 read at line 10 with no __syncwarp() in between "
+     "(data race on sm_70+)"),
     (BarrierDivergence("bar.sync", 0, False),
      "'bar.sync' may be reached by only some warps of the block (the condition depends on threadIdx); "
      "the threads that skip it do not exit, so the block deadlocks or the barrier is undefined"),
@@ -44,8 +64,9 @@ def test_every_kind_renders_from_its_fields(kind):
     (ShflClampInvalid(0x1f00, 3, "down", 1, 0x1f, 0),
      "shfl c operand 0x1f00: clamp value 3 does not fit .down with a segment of width 1 "
      "(expected 0, i.e. c = 0x1f00)"),
-    (UnusedSuppression(("*",), 4), "unused suppression: no every rule finding on line 4"),
-    (UnusedSuppression(("WL001", "WL003"), 4), "unused suppression: no WL001, WL003 finding on line 4"),
+    (UnusedSuppression(("*",), 4), "unused suppression: there is no finding on line 4 to suppress"),
+    (UnusedSuppression(("WL001", "WL003"), 4),
+     "unused suppression: there is no WL001 or WL003 finding on line 4 to suppress"),
 ])
 def test_wording(message, text):
     assert str(message) == text
@@ -57,3 +78,36 @@ def test_checks_report_messages_not_text():
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"\.report\([^,()]+,\s*f?[\"']", source), f"{path.name} reports a string"
         assert ".text.startswith(" not in source, f"{path.name} decides on display text"
+
+
+@pytest.mark.parametrize("text,positive,line,words", [
+    ("$t12 == 0", True, None, "a computed value == 0"),
+    ("off@1 > 0", True, None, "off > 0"),
+    ("!(tid >= n)", True, None, "not (tid >= n)"),
+    ("!(tid >= n)", False, None, "tid >= n"),
+    ("i < n", False, None, "not (i < n)"),
+    ("%r3 > 0", True, 24, "%r3 > 0 at line 24"),
+])
+def test_conditions_in_user_terms(text, positive, line, words):
+    assert condition_words(text, positive, line) == words
+
+
+def test_targets_merge_into_one_message():
+    removed = NonSyncPrimitive("__shfl", "__shfl_sync", True, True, "sm_70", 0xFFFFFFFF)
+    deprecated = NonSyncPrimitive("__shfl", "__shfl_sync", True, False, "sm_60", 0xFFFFFFFF)
+    assert NonSyncPrimitive.merged([(removed, ("sm_70",)), (deprecated, ("sm_60",))]) == (
+        "'__shfl' without a membermask is removed for sm_70+, deprecated for sm_60; use '__shfl_sync' "
+        "with membermask 0xffffffff")
+
+
+def test_no_internal_names_in_fixture_findings():
+    """No analysis-internal name ($t3, n@1) reaches a message, detail or flow step."""
+    from fixture_harness import fixture_files
+    from warplint.pipeline import lint_file
+    internal = re.compile(r"\$t\d|\w@\d")
+    for path in fixture_files():
+        if path.suffix != ".cu":
+            continue
+        for f in lint_file(str(path)).findings:
+            for text in [f.message, *f.details, *(s.message for s in f.flow)]:
+                assert not internal.search(text), f"{path.name}:{f.loc.line}: {text}"

@@ -80,7 +80,7 @@ def test_too_many_conditions_still_reports_with_a_note(run_cli, tmp_path):
     """A shuffle under more conditions than the truth tables take is still compared (roughly),
     not dropped: the full-mask shuffle in 13 nested lane-strided loops is reported."""
     _, _, err, _ = lint(run_cli, tmp_path, complexity.nested_loops(13))
-    assert re.search(r"__shfl_xor_sync' names all 32 lanes, which may not be active", err)
+    assert re.search(r"all 32 lanes are in the membermask 0xffffffff of '__shfl_xor_sync' but may not be active", err)
     assert "too many conditions" in err
 
 

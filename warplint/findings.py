@@ -45,6 +45,7 @@ class Finding:
     targets: tuple[str, ...] = ()  # the targets the finding holds for
     function: str = ""
     suppressed: bool = False
+    facts: object = field(default=None, compare=False)  # the `messages.Message` it was rendered from (merging targets; not cached)
 
     def sort_key(self):
         return (self.loc.path, self.loc.line, self.loc.col, self.rule_id, self.message)

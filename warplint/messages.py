@@ -5,6 +5,7 @@ they decided; only this module turns them into text.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
@@ -12,6 +13,39 @@ from typing import ClassVar
 def _lanes(bits: int) -> str:
     from .analysis.lanes import lane_ranges  # imported here: suppressions need no analysis
     return lane_ranges(bits)
+
+
+def _one(bits: int) -> bool:
+    """Is `bits` a single lane (for the verb: 'lane 3 is', 'lanes 3-5 are')?"""
+    return bits != 0 and bits & (bits - 1) == 0
+
+
+def _verb(bits: int, singular: str, plural: str) -> str:
+    return singular if _one(bits) else plural
+
+
+def _mask_words(mask: str) -> str:
+    """A membermask as a message names it: `0x0000ffff`, or a described lane set in parentheses."""
+    return mask if mask.startswith("0x") else f"({mask})"
+
+
+_INTERNAL_TEMP = re.compile(r"\$t\d+")
+_RENAMED = re.compile(r"\b([A-Za-z_]\w*)@\d+\b")
+
+
+def condition_words(text: str, positive: bool, line: int | None = None) -> str:
+    """How a message states a branch condition: in source terms, never with the analysis'
+    internal names (`$t3` becomes 'a computed value', an inlined `n@1` is `n`); a PTX condition
+    on registers says the line it was computed on."""
+    text = _RENAMED.sub(r"\1", _INTERNAL_TEMP.sub("a computed value", text))
+    if line is not None and "%" in text:
+        text += f" at line {line}"
+    negated = text.startswith("!(") and text.endswith(")")  # a CUDA condition's other side
+    if positive:
+        return f"not {text[1:]}" if negated else text
+    if negated:
+        return text[2:-1]
+    return f"not ({text})"
 
 
 def instr_name(instr) -> str:
@@ -32,6 +66,12 @@ class Message:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         return self.template.format(**values, **self.words())
 
+    @staticmethod
+    def merged(variants: list[tuple["Message", tuple[str, ...]]]) -> str | None:
+        """One message for a site where the targets' messages differ (`variants`: each
+        message with its targets, most severe first), or None: say the first and list the rest."""
+        return None
+
 
 # -- WL001, WL010: forms and targets --------------------------------------------------------
 
@@ -47,12 +87,22 @@ class NonSyncPrimitive(Message):
     mask: int | None  # the membermask the analysis proves, if any
 
     def words(self) -> dict:
+        return {"why": self._why(), "hint": f"{self.mask:#010x}" if self.mask else "the lanes that must take part"}
+
+    def _why(self) -> str:
         if self.removed:
-            why = f"not available for {self.target} (removed for sm_70+" + (")" if self.cuda else " from PTX ISA 6.4)")
-        else:
-            why = "deprecated since " + ("CUDA 9" if self.cuda else "PTX ISA 6.0")
-        hint = f"{self.mask:#010x}" if self.mask else "the lanes that must take part"
-        return {"why": why, "hint": hint}
+            return "removed for sm_70+" + ("" if self.cuda else " (PTX ISA 6.4)")
+        return "deprecated since " + ("CUDA 9" if self.cuda else "PTX ISA 6.0")
+
+    @staticmethod
+    def merged(variants) -> str | None:
+        """'... is removed for sm_70+, deprecated for sm_60; use ...'."""
+        first = variants[0][0]
+        whys = []
+        for msg, targets in variants:
+            why = msg._why()
+            whys.append(why if msg.removed else f"deprecated for {', '.join(targets)}")
+        return str(first).replace(first._why(), ", ".join(whys), 1)
 
 
 @dataclass(frozen=True)
@@ -71,9 +121,9 @@ class UnavailableOnTarget(Message):
 @dataclass(frozen=True)
 class PreVoltaMaskMismatch(Message):
     """WL002"""
-    template = ("on {target} (pre-Volta) the membermask {mask} of '{name}' names {lane_list}, which "
-                "{are_not} active here; every lane in the membermask must execute this same instruction "
-                "in convergence")
+    template = ("on {target} (pre-Volta), {lane_list} {are_in} the membermask {mask} of '{name}' but "
+                "{not_active} here: every lane in the membermask must execute this instruction together, "
+                "so the result is undefined")
     target: str
     mask: str
     name: str
@@ -81,35 +131,42 @@ class PreVoltaMaskMismatch(Message):
     definite: bool
 
     def words(self) -> dict:
-        return {"lane_list": _lanes(self.lanes), "are_not": "are not" if self.definite else "may not be"}
+        return {"lane_list": _lanes(self.lanes), "are_in": _verb(self.lanes, "is in", "are in"),
+                "not_active": "not active" if self.definite else "may not be active"}
 
 
 @dataclass(frozen=True)
 class LaneNotInMembermask(Message):
     """WL003"""
-    template = "{lane_list} {execute} '{name}' but {are} not in its membermask {mask} (undefined behaviour)"
+    template = "{lane_list} {execute} '{name}' but {are_not} in its membermask {mask_words}: the result is undefined"
     lanes: int
     name: str
     mask: str
     definite: bool
 
     def words(self) -> dict:
-        return {"lane_list": _lanes(self.lanes), "execute": "execute" if self.definite else "may execute",
-                "are": "are" if self.definite else "would be"}
+        if self.definite:
+            execute, are_not = _verb(self.lanes, "executes", "execute"), _verb(self.lanes, "is not", "are not")
+        else:
+            execute, are_not = "may execute", "may not be"
+        return {"lane_list": _lanes(self.lanes), "execute": execute, "are_not": are_not,
+                "mask_words": _mask_words(self.mask)}
 
 
 @dataclass(frozen=True)
 class MembermaskLanesNeverArrive(Message):
     """WL004"""
-    template = ("membermask {mask} of '{name}' names {lane_list}, which {never} execute a matching "
-                "instruction or exit (the warp hangs or the result is undefined)")
+    template = ("{lane_list} {are_in} the membermask {mask_words} of '{name}' but {never} a matching "
+                "'{name}' or exit: the warp hangs or the result is undefined")
     mask: str
     name: str
     lanes: int
     definite: bool
 
     def words(self) -> dict:
-        return {"lane_list": _lanes(self.lanes), "never": "never" if self.definite else "may never"}
+        never = _verb(self.lanes, "never reaches", "never reach") if self.definite else "may never reach"
+        return {"lane_list": _lanes(self.lanes), "are_in": _verb(self.lanes, "is in", "are in"), "never": never,
+                "mask_words": _mask_words(self.mask)}
 
 
 @dataclass(frozen=True)
@@ -136,15 +193,18 @@ class LegacyActiveMaskBallot(Message):
 @dataclass(frozen=True)
 class ShuffleSourceInvalid(Message):
     """WL005"""
-    template = "{reader_list} read from {source_list}, which {are} {reason} (the value read is undefined)"
+    template = "{reader_list} {read} from {source_list}, which {are} {reason}: the {value} read {is_} undefined"
     readers: int
     sources: int
     reasons: tuple[str, ...]  # "exited", "inactive", "not in the membermask"
     definite: bool
 
     def words(self) -> dict:
-        return {"reader_list": _lanes(self.readers), "source_list": _lanes(self.sources),
-                "are": "are" if self.definite else "may be", "reason": " or ".join(sorted(self.reasons))}
+        one = _one(self.readers)
+        are = _verb(self.sources, "is", "are") if self.definite else "may be"
+        return {"reader_list": _lanes(self.readers), "read": ("reads" if one else "read") if self.definite else "may read",
+                "source_list": _lanes(self.sources), "are": are, "reason": " or ".join(sorted(self.reasons)),
+                "value": "value" if one else "values", "is_": "is" if one else "are"}
 
 
 @dataclass(frozen=True)
@@ -233,9 +293,18 @@ class BarrierDivergence(Message):
 @dataclass(frozen=True)
 class UnusedSuppression(Message):
     """WL900"""
-    template = "unused suppression: no {what} finding on line {line}"
+    template = "unused suppression: there is no {what} on line {line} to suppress"
     codes: tuple[str, ...]  # the unused codes; ("*",): the comment names no rule
     line: int  # the line the comment applies to
 
     def words(self) -> dict:
-        return {"what": "every rule" if self.codes == ("*",) else ", ".join(self.codes)}
+        if self.codes == ("*",):
+            return {"what": "finding"}
+        return {"what": " or ".join(self.codes) + " finding"}
+
+
+@dataclass(frozen=True)
+class UnknownRuleInSuppression(Message):
+    """WL900: a suppression naming a rule that does not exist (a typo would hide nothing)."""
+    template = "suppression names unknown rule '{code}', so it suppresses nothing (see 'warplint rules')"
+    code: str

@@ -149,7 +149,7 @@ def check(module: Module, analyses: list, targets: list[Target], options: Option
                 rule_check(ctx)
                 for f in ctx.findings:
                     _merge(f, target, merged, by_place)
-    return sorted(merged.values(), key=Finding.sort_key)
+    return sorted(one_per_site(list(merged.values())), key=Finding.sort_key)
 
 
 def _merge(f: Finding, target: Target, merged: dict, by_place: dict) -> None:
@@ -169,6 +169,32 @@ def _merge(f: Finding, target: Target, merged: dict, by_place: dict) -> None:
         return
     merged[place + (f.message,)] = f
     by_place[place + (target.name,)] = f
+
+
+def one_per_site(findings: list[Finding]) -> list[Finding]:
+    """One finding per site and rule: where targets' findings differ (a legacy `__shfl` is
+    deprecated for sm_60, removed for sm_70), the most severe stands for all, and its message
+    names the targets (the message kind's `merged`, else the others' messages as details)."""
+    sites: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        sites.setdefault((f.rule_id, f.loc.path, f.loc.line, f.loc.col), []).append(f)
+    out = []
+    for group in sites.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        group.sort(key=lambda f: -severity_rank(f.severity))
+        first = group[0]
+        text = None
+        if all(f.facts is not None for f in group):
+            text = type(first.facts).merged([(f.facts, f.targets) for f in group])
+        if text is None:
+            first.details[:0] = [f"for {', '.join(f.targets)}: {f.message}" for f in group[1:]]
+        else:
+            first.message = text
+        first.targets = tuple(t for f in group for t in f.targets)
+        out.append(first)
+    return out
 
 
 def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:

@@ -421,8 +421,15 @@ def describe(s: LaneSet, lits: Literals) -> str:
     exact = s.exact
     if exact is not None:
         return lane_ranges(exact)
+    from ..messages import condition_words  # the one home of how a condition reads
     parts = []
     for b, l in sorted(s.cubes, key=lambda c: (-c[0], sorted(c[1]))):
-        conds = " and ".join(("" if x > 0 else "not ") + f"({lits[x].text})" for x in sorted(l, key=abs))
-        parts.append(f"{lane_ranges(b)} where {conds}" if conds else lane_ranges(b))
+        conds = " and ".join(_condition(lits[x], x > 0, condition_words) for x in sorted(l, key=abs))
+        lanes = "the lanes" if b == FULL else lane_ranges(b)
+        parts.append(f"{lanes} where {conds}" if conds else lane_ranges(b))
     return "; or ".join(parts)
+
+
+def _condition(info: LitInfo, positive: bool, words) -> str:
+    line = getattr(info.loc, "line", None)
+    return words(info.text, positive, line)

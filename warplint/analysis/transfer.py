@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
-from .lanes import FULL, LaneSet, Literals
+from .lanes import FULL, LaneSet, Literals, lane_ranges
 from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, pred_of,
                      scope_of, wider)
 
@@ -255,7 +255,7 @@ class Evaluator:
             if not bits:
                 continue
             lit = self.lits.get(("warp-case", x.base, step, cmp, c, bits), "uniform", "warp",
-                                f"{text} (in warps where it holds for {bits:#010x})", loc)
+                                f"{text} (in warps where it holds for {lane_ranges(bits)})", loc)
             part = LaneSet.lit(lit, bits)
             result = part if result is None else result.or_(part)
         return Pred(result if result is not None else LaneSet())

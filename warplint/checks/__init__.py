@@ -76,7 +76,7 @@ class Context:
         self.findings.append(Finding(
             self.rule_id, sev, str(message), instr.loc, certainty, list(details or []),
             list(flow or []), list(related or []), fix, (self.target.name,),
-            fn.display_name or fn.name))
+            fn.display_name or fn.name, facts=message))
 
 
 def selected(rule_id: str, options) -> bool:

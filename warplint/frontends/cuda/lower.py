@@ -692,7 +692,7 @@ class Lowerer:
             b, bt = self.rvalue(e.right)
             ty = self.common(at, bt)
             p = self.pred()
-            self.emit(f"setp.{_CMP[e.op]}.{self.cmp_type(ty, at, bt)}", (p,), (a, b), loc)
+            self.emit(f"setp.{_CMP[e.op]}.{self.cmp_type(ty, at, bt)}", (p,), (a, b), loc, text=source_text(e))
             return p
         if isinstance(e, A.BinaryOp) and e.op in ("&&", "||"):
             a = self.cond(e.left)
@@ -719,7 +719,8 @@ class Lowerer:
         if t.kind == "pred":
             return v
         p = self.pred()
-        self.emit(f"setp.ne.{t.arith if t.kind != 'f' else t.arith}", (p,), (v, Imm(0.0 if t.kind == "f" else 0)), loc)
+        self.emit(f"setp.ne.{t.arith if t.kind != 'f' else t.arith}", (p,), (v, Imm(0.0 if t.kind == "f" else 0)), loc,
+                  text=source_text(e))
         return p
 
     def cmp_type(self, ty, at, bt):
@@ -1183,3 +1184,12 @@ class Lowerer:
 
     def e_FuncCall(self, e):
         return call(self, e)
+
+
+def source_text(e) -> str:
+    """A condition as the user wrote it (after preprocessing), for messages: `i < n`."""
+    from pycparser.c_generator import CGenerator
+    try:
+        return CGenerator().visit(e)
+    except Exception:  # a node the generator cannot print: messages fall back to operands
+        return ""
