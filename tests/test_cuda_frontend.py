@@ -23,7 +23,8 @@ def parse(src: str, path: str = "k.cu", **kw) -> Module:
 
 
 def fn(m: Module, name: str):
-    return next(f for f in m.functions if f.name == name)
+    """A function by its name, or by its name in the namespace it is defined in (`ns::f`)."""
+    return next(f for f in m.functions if name in (f.name, f.display_name, f.display_name.rsplit("::", 1)[-1]))
 
 
 def instrs(f, op=None):
@@ -533,9 +534,11 @@ def test_a_type_alias_in_the_body_stays_a_type_name_and_errors_point_at_their_to
     """A name the item itself declares with `using` stays a type name when parsed (it was left out
     of the typedef names, so the error pointed at the alias instead of the real problem)."""
     m = parse("template <typename K> __global__ void k(K *a) {\n  using S = Wrap<K>;\n"
-              "  S(a).go(a);\n}\n__global__ void good(int *a) { a[0] = 1; }\n")
+              "  S(a).go(a) @;\n}\n__global__ void good(int *a) { a[0] = 1; }\n")
     assert [f.name for f in m.functions] == ["good"]
-    assert "cannot parse '.' at line 3" in m.diagnostics[0].message
+    assert "cannot parse '@' at line 3" in m.diagnostics[0].message
+    m = parse("template <typename K> __global__ void k(K *a) {\n  using S = Wrap<K>;\n  S(a).go(a);\n}\n")
+    assert not m.diagnostics and [i.srcs[0].name for i in instrs(fn(m, "k"), "call")] == ["go"]  # a cast to S
     m = parse("__global__ void good(int *a) { a[0] = 1; }\n__global__ void bad(int *a) { a[0] = @@; }\n")
     assert [f.name for f in m.functions] == ["good"]
     assert "'bad' not analysed" in m.diagnostics[0].message

@@ -1,4 +1,5 @@
-"""CUDA-C -> warp IR driver: preprocess, rewrite C++ to C, parse top-level items one by one
+"""CUDA-C -> warp IR driver: preprocess, desugar C++ on its syntax tree (cxx.py), rewrite what
+is left of C++ to C token by token (rewrite.py), parse top-level items one by one
 with pycparser, lower each function.
 
 An item that does not parse is skipped with a note; when it swallowed the declarations after
@@ -10,6 +11,7 @@ import re
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
+from .cxx import desugar
 from .lexer import Tok, brief, quotable
 from .preprocess import preprocess
 from .rewrite import Rewriter
@@ -143,11 +145,14 @@ def parse_cuda(text: str, path: str, options) -> Module:
     _bare_cr_note(text, path, notes)
     for tok, msg in pp.notes:
         notes.add(tok, msg)
-    rw = Rewriter()
-    toks = rw.run(toks)
     deep = _nesting_ok(toks)
     if deep is not None:
         raise InputError(Loc(deep.path, deep.line, deep.col), f"input nested deeper than {MAX_NESTING} levels")
+    rw = Rewriter()
+    toks, rw.facts = desugar(toks, rw.typedefs)
+    for tok, msg in rw.facts.notes:
+        notes.add(tok, msg)
+    toks = rw.run(toks)
     from .lower import Lowerer
     parser = _Parser()
     lowerer = Lowerer(module, path, rw)

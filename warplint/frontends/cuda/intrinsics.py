@@ -280,13 +280,27 @@ def call(lw, e):
     for a in args:
         v, t = lw.rvalue(a)
         vals.append(v)
+    outs = _reference_outs(lw, name, args)
     rt = lw.func_types.get(name, OPAQUE)
     if rt.kind == "b" and rt.name == "void" or discard:
-        lw.emit("call", (), (Sym(name),) + tuple(vals), loc, text=name)
+        lw.emit("call", tuple(d for d, _ in outs), (Sym(name),) + tuple(vals), loc, text=name)
+        _copy_back(lw, outs, loc)
         return Imm(0), INT
     d = lw.temp()
-    lw.emit("call", (d,), (Sym(name),) + tuple(vals), loc, text=name)
+    lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
+    _copy_back(lw, outs, loc)
     return d, rt if rt is not OPAQUE else (T("f", 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+
+
+def _reference_outs(lw, name, args):
+    """(register, place) for each argument bound to a reference parameter of `name`: the call
+    writes the parameter's final value there (the callee's first return values, `lower`)."""
+    return [(lw.temp(), lw.address(args[i])) for i in lw.rw.facts.ref_params.get(name, ()) if i < len(args)]
+
+
+def _copy_back(lw, outs, loc):
+    for reg, place in outs:
+        lw.store(place, reg, place.type, loc)
 
 
 _CG_BLOCK = ("thread_block", "grid_group")

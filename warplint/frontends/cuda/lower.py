@@ -6,6 +6,7 @@ from typing import NamedTuple
 from ...intops import C_BINARY, binary, c_unary
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
 from ...specials import CUDA_BUILTINS
+from .cxx import REF_MARK
 from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, T, Unsupported
 from .intrinsics import call
 from .lexer import brief
@@ -196,11 +197,16 @@ class Lowerer:
         pass
 
     def marks(self, decl) -> set:
+        return {MARKERS.get(v, "") for v in self.marks_of(decl)}
+
+    @staticmethod
+    def marks_of(decl) -> set[int]:
+        """The markers on a declaration: `_Alignas(7010)` of the rewriter, `_Alignas(7020)` of cxx."""
         out = set()
         for a in getattr(decl, "align", None) or ():
-            v = getattr(a.alignment, "value", None)  # _Alignas(7010): a marker of the rewriter
+            v = getattr(a.alignment, "value", None)
             if isinstance(v, str) and v.isdigit():
-                out.add(MARKERS.get(int(v), ""))
+                out.add(int(v))
         return out
 
     def global_decl(self, d):
@@ -331,7 +337,7 @@ class Lowerer:
         from pycparser import c_ast
         name = fd.decl.name
         self.cur_loc = self.loc(fd.decl)
-        fn = Function(name, is_kernel, loc=self.cur_loc, display_name=name)
+        fn = Function(name, is_kernel, loc=self.cur_loc, display_name=self.rw.facts.display.get(name, name))
         self.fn = fn
         self.body = fn.body
         self.names: dict[str, int] = {}
@@ -362,6 +368,8 @@ class Lowerer:
                     pt = pt.with_(space="global")
                 reg = self.unique(pname)
                 fn.params.append(reg)
+                if REF_MARK in self.marks_of(p):  # a C++ reference: copied back out to the caller
+                    fn.ret_params.append(reg)
                 self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
             self.stmt(fd.body)
@@ -369,7 +377,7 @@ class Lowerer:
                 end = self.end_loc(fd.body)
                 self.emit("ret", loc=end)
             if not (self.ret_type.kind == "b" and self.ret_type.name == "void"):
-                fn.ret_params = ["$ret"]
+                fn.ret_params.append("$ret")  # after the reference parameters (intrinsics.call)
             for lab in self.user_labels.values():
                 if lab not in self.defined_labels():
                     raise Unsupported("goto to undefined label")
@@ -382,7 +390,7 @@ class Lowerer:
         self.module.functions.append(fn)
 
     def not_analysed(self, fn, why: str) -> None:
-        self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{brief(fn.name)}' not analysed: {why}"))
+        self.module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{brief(fn.display_name)}' not analysed: {why}"))
 
     def defined_labels(self):
         return {i.name for i in self.body if isinstance(i, Label)}
@@ -891,7 +899,7 @@ class Lowerer:
                 t.vol)
 
     def field_type(self, st, name):
-        if st.kind == "b" and isinstance(st.name, tuple):
+        if st.kind == "b" and isinstance(st.name, tuple) and st.name[0] == "struct":  # not a ("tile", n)
             for fname, ft in st.name[2] or ():
                 if fname == name:
                     return ft
@@ -903,7 +911,7 @@ class Lowerer:
         return OPAQUE
 
     def field_offset(self, st, name):
-        if st.kind == "b" and isinstance(st.name, tuple):
+        if st.kind == "b" and isinstance(st.name, tuple) and st.name[0] == "struct":
             off = 0
             for fname, ft in st.name[2] or ():
                 if fname == name:

@@ -5,6 +5,7 @@ so the lowering knows `__global__`, `__device__`, `__shared__` ... without re-re
 """
 from __future__ import annotations
 
+from .cxx import Facts
 from .lexer import Tok
 
 MARK = {"__shared__": 7001, "__constant__": 7002, "__device__": 7003, "__managed__": 7003,
@@ -95,6 +96,7 @@ class Rewriter:
         self.templates: set[str] = set()
         self.structs: set[str] = set()  # struct/class names
         self.shared_structs: set[str] = set()  # SharedMemory<T>-style wrappers of extern __shared__
+        self.facts = Facts()  # from the C++ layer (cxx.py), for the lowering
 
     def run(self, toks: list[Tok]) -> list[Tok]:
         toks = self._scopes(toks)

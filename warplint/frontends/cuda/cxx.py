@@ -1,0 +1,458 @@
+"""The C++ layer: C++ constructs desugared on a syntax tree into C that means the same.
+
+The preprocessed tokens are parsed with tree-sitter (grammar `tree-sitter-cuda`); each construct
+this layer knows is replaced by C with the same meaning for the analysis, as token edits that keep
+every token's original location (new tokens take the location of the token they stand for).
+What the tree does not show with certainty (a subtree with a parse error) is left as it was.
+
+  functional cast       `T(x)`, `idx_t(e)`        -> `(T)(x)`; `T()` -> `(T)0`
+  direct initialisation `T x(a)`, `T x{a}`         -> `T x = a`, `T x = {a}`; several values:
+                                                      `T x = __ctor(a, b)` (an opaque constructor)
+  alternative tokens    `and`, `or`, `not`, ...    -> `&&`, `||`, `!`, ...
+  reference parameters  `int &x` (not const)       -> `_Alignas(7020) int x`: the lowering passes it
+                                                      in and copies it back out at each call
+  references as locals  `T &r = v;`                -> every later `r` reads `v` (an alias)
+                        `T &r = a[i];`             -> `T *r = &(a[i]);` and `r` -> `(*r)`
+  const references      `const T &x`               -> `const T x` (a value: it is never written)
+  qualified names       `detail::lane_id`          -> `detail__lane_id`, also for a function
+                                                      defined in `namespace detail` and called
+                                                      from inside it without the qualifier
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from .lexer import Tok
+
+REF_MARK = 7020  # `_Alignas(7020)` on a parameter: a C++ reference (copy in, copy out)
+
+ALTERNATIVE_TOKENS = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^",
+                      "compl": "~", "and_eq": "&=", "or_eq": "|=", "xor_eq": "^=", "not_eq": "!="}
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_cuda
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+    return _PARSER
+
+
+def _new(at: Tok, kind: str, text: str) -> Tok:
+    return Tok(kind, text, at.path, at.line, at.col)
+
+
+def alternative_tokens(toks: list[Tok]) -> list[Tok]:
+    """`and` -> `&&` ...: C++ keywords, operators wherever they appear."""
+    return [t.copy(kind="op", text=ALTERNATIVE_TOKENS[t.text]) if t.kind == "id" and t.text in ALTERNATIVE_TOKENS
+            else t for t in toks]
+
+
+class Source:
+    """The tokens as text for the parser, and the way back from byte offsets to tokens."""
+
+    def __init__(self, toks: list[Tok]):
+        self.toks = toks
+        parts = []
+        self.starts = []
+        pos = 0
+        prev = None
+        for t in toks:
+            sep = b"" if prev is None else (b"\n" if (t.line, t.path) != (prev.line, prev.path) else b" ")
+            pos += len(sep)
+            b = t.text.encode("utf-8", "surrogateescape")
+            parts.append(sep + b)
+            self.starts.append(pos)
+            pos += len(b)
+            prev = t
+        self.text = b"".join(parts)
+
+    def span(self, node) -> tuple[int, int]:
+        """The tokens [a, b) a node covers (a leaf inside one token covers none or that one)."""
+        return bisect_left(self.starts, node.start_byte), bisect_left(self.starts, node.end_byte)
+
+
+class Facts:
+    """What the lowering needs to know of the C++ it no longer sees."""
+
+    def __init__(self, ref_params=None, display=None, notes=None):
+        self.ref_params: dict[str, tuple[int, ...]] = ref_params or {}  # function -> reference parameters
+        self.display: dict[str, str] = display or {}  # mangled name -> `a::b`
+        self.notes: list[tuple[Tok, str]] = notes or []
+
+
+def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
+    """The tokens with the C++ constructs this layer knows desugared, and the facts about them."""
+    toks = alternative_tokens(toks)
+    if not toks:
+        return toks, Facts()
+    src = Source(toks)
+    tree = _parser().parse(src.text)
+    layer = _Layer(src, typenames)
+    layer.collect(tree.root_node)
+    try:
+        out = layer.render(0, len(toks))
+    except RecursionError:
+        return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
+    return out, Facts(layer.ref_params, layer.display, layer.notes)
+
+
+def _walk(root):
+    """Every node below `root`, in document order, without recursion."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "surrogateescape")
+
+
+def _declarator_name(d):
+    """The name node a (function) declarator declares, through pointers, references, arrays."""
+    while d is not None and d.type not in ("identifier", "qualified_identifier", "field_identifier",
+                                           "operator_name", "destructor_name", "type_identifier"):
+        inner = d.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in d.named_children if c.type.endswith("declarator") or c.type == "identifier"),
+                         None)
+        d = inner
+    return d
+
+
+def _is_const(decl) -> bool:
+    return any(c.type == "type_qualifier" and _text(c) == "const" for c in decl.children)
+
+
+def _namespace_path(n) -> tuple[str, ...]:
+    """The namespaces around node `n`, outermost first."""
+    path = []
+    p = n.parent
+    while p is not None:
+        if p.type == "namespace_definition":
+            name = p.child_by_field_name("name")
+            if name is not None:
+                path[:0] = _text(name).replace(" ", "").split("::")
+        p = p.parent
+    return tuple(path)
+
+
+def mangle(parts) -> str:
+    return "__".join(parts)
+
+
+class _Layer:
+    def __init__(self, src: Source, typenames: set[str]):
+        self.src = src
+        self.typenames = set(typenames)
+        self.edits: dict[int, list] = {}  # first token -> nodes to rewrite starting there, outer first
+        self.starts: list[int] = []  # sorted keys of edits
+        self.active: set[int] = set()  # ids of the nodes being rewritten
+        self.ref_params: dict[str, tuple[int, ...]] = {}
+        self.display: dict[str, str] = {}
+        self.notes: list[tuple[Tok, str]] = []
+        self.functions: set[tuple[str, ...]] = set()  # qualified names of the functions in namespaces
+        self.alias: dict[int, object] = {}  # token index of a use of a local reference -> its declaration
+        self.local_refs: dict[int, str] = {}  # id of a local reference's init_declarator -> "alias"/"pointer"
+
+    # -- collecting --------------------------------------------------------------------------
+    def collect(self, root) -> None:
+        """Type names, functions and references first (uses may come before definitions), then
+        the nodes to rewrite (none inside a part the parser could not read)."""
+        for n in _walk(root):
+            self._names(n)
+        for n in _walk(root):
+            if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None \
+                    and d.type == "reference_declarator":
+                self._local_reference(n, d)
+        stack = [(root, False)]
+        while stack:
+            n, in_error = stack.pop()
+            in_error = in_error or n.type == "ERROR" or n.is_missing
+            if not in_error and self._is_target(n):
+                a, b = self.src.span(n)
+                if b > a:
+                    self.edits.setdefault(a, []).append(n)
+            stack.extend((c, in_error) for c in reversed(n.children))
+        self.starts = sorted(self.edits)
+
+    def _names(self, n) -> None:
+        t = n.type
+        if t in ("type_definition", "alias_declaration", "type_parameter_declaration",
+                 "optional_type_parameter_declaration", "struct_specifier", "class_specifier",
+                 "union_specifier", "enum_specifier"):
+            for c in n.children:
+                if c.type == "type_identifier":
+                    self.typenames.add(_text(c))
+            if t == "type_definition":
+                for c in n.children_by_field_name("declarator"):
+                    if c.type == "type_identifier":
+                        self.typenames.add(_text(c))
+        elif t in ("function_definition", "declaration"):
+            d = n.child_by_field_name("declarator")
+            if d is None or d.type != "function_declarator":
+                return
+            name = _declarator_name(d)
+            if name is None or name.type != "identifier" or (n.parent is not None and n.parent.type in (
+                    "field_declaration_list", "compound_statement")):
+                return
+            qual = _namespace_path(n) + (_text(name),)
+            if len(qual) > 1:
+                self.functions.add(qual)
+                self.display[mangle(qual)] = "::".join(qual)
+            refs = self._reference_params(d)
+            if refs:
+                self.ref_params[mangle(qual)] = refs
+
+    def _reference_params(self, fd) -> tuple[int, ...]:
+        params = fd.child_by_field_name("parameters")
+        out = []
+        for i, p in enumerate(params.named_children if params is not None else ()):
+            d = p.child_by_field_name("declarator")
+            if d is not None and d.type == "reference_declarator" and _text(d.children[0]) == "&" \
+                    and not _is_const(p):
+                out.append(i)
+        return tuple(out)
+
+    def _local_reference(self, init, ref) -> None:
+        """`T &r = v;`: uses of `r` after it in its block read `v` (a name), or `*r` (a pointer
+        to the place `v` names); a const reference is a copy (it is never written)."""
+        decl = init.parent
+        block = decl.parent if decl is not None else None
+        name = _declarator_name(ref)
+        value = init.child_by_field_name("value")
+        if block is None or block.type != "compound_statement" or name is None or name.type != "identifier" \
+                or value is None or value.type in ("initializer_list", "argument_list"):
+            return
+        if _is_const(decl) or _text(ref.children[0]) == "&&":
+            return
+        r = _text(name)
+        uses = []
+        for m in _walk(block):
+            if m.start_byte < init.end_byte:
+                continue
+            if m.type == "identifier" and _text(m) == r:
+                uses.append(m)
+            elif m.type in ("init_declarator", "parameter_declaration", "declaration") and \
+                    (d := _declarator_name(m.child_by_field_name("declarator"))) is not None and _text(d) == r:
+                self.notes.append((self.tok(name), f"reference '{r}' is taken for a copy: a later declaration "
+                                   "hides it"))
+                return
+        kind = "alias" if value.type == "identifier" else "pointer"
+        self.local_refs[init.id] = kind
+        for m in uses:
+            self.alias[self.src.span(m)[0]] = (kind, name, value)
+
+    def _is_target(self, n) -> bool:
+        t = n.type
+        if t == "call_expression":
+            return self._cast_type(n) is not None
+        if t == "init_declarator":
+            v = n.child_by_field_name("value")
+            return v is not None and v.type in ("argument_list", "initializer_list") or n.id in self.local_refs
+        if t == "declaration":
+            return self._direct_init(n) is not None or any(
+                c.type == "init_declarator" and self.local_refs.get(c.id) == "alias"
+                for c in n.children_by_field_name("declarator"))
+        if t in ("reference_declarator", "qualified_identifier", "function_declarator"):
+            return True
+        if t == "identifier":
+            return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None
+        return False
+
+    # -- rendering ---------------------------------------------------------------------------
+    def render(self, a: int, b: int) -> list[Tok]:
+        """Tokens [a, b) with the nodes inside that are rewritten replaced."""
+        toks = self.src.toks
+        out: list[Tok] = []
+        i = a
+        k = bisect_left(self.starts, a)
+        while k < len(self.starts) and self.starts[k] < b:
+            s = self.starts[k]
+            k += 1
+            if s < i:
+                continue
+            for node in self.edits[s]:
+                e = self.src.span(node)[1]
+                if e > b or node.id in self.active:
+                    continue
+                self.active.add(node.id)
+                try:
+                    new = getattr(self, "r_" + node.type)(node)
+                finally:
+                    self.active.discard(node.id)
+                if new is not None:
+                    out.extend(toks[i:s])
+                    out.extend(new)
+                    i = e
+                    break
+        out.extend(toks[i:b])
+        return out
+
+    def node(self, n) -> list[Tok]:
+        return self.render(*self.src.span(n))
+
+    def tok(self, n) -> Tok:
+        return self.src.toks[self.src.span(n)[0]]
+
+    # -- casts and initialisation ------------------------------------------------------------
+    def _cast_type(self, call):
+        f = call.child_by_field_name("function")
+        if f is None:
+            return None
+        if f.type == "primitive_type" or f.type in ("identifier", "type_identifier") and _text(f) in self.typenames:
+            args = call.child_by_field_name("arguments")
+            if args is not None and args.type == "argument_list" and args.named_child_count <= 1:
+                return f
+        return None
+
+    def r_call_expression(self, n):
+        ty = self._cast_type(n)
+        t = self.tok(ty)
+        args = n.child_by_field_name("arguments")
+        value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
+        return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), _new(t, "op", "("), *value,
+                _new(t, "op", ")")]
+
+    def r_init_declarator(self, n):
+        d = n.child_by_field_name("declarator")
+        v = n.child_by_field_name("value")
+        t = self.tok(v)
+        kind = self.local_refs.get(n.id)
+        if kind == "pointer":  # T &r = place;  ->  T *r = &(place);
+            return [_new(t, "op", "*"), *self.node(_declarator_name(d)), _new(t, "op", "="), _new(t, "op", "&"),
+                    _new(t, "op", "("), *self.node(v), _new(t, "op", ")")]
+        head = self.node(d) + [_new(t, "op", "=")]
+        if v.type == "initializer_list":
+            if v.named_child_count == 0:
+                return head + [_new(t, "num", "0")]
+            return head + self.node(v)
+        return head + self._ctor(t, v.named_children)
+
+    def _ctor(self, t, values) -> list[Tok]:
+        if len(values) == 1:
+            return self.node(values[0])
+        out = [_new(t, "id", "__ctor"), _new(t, "op", "(")]
+        for i, v in enumerate(values):
+            if i:
+                out.append(_new(t, "op", ","))
+            out.extend(self.node(v))
+        return out + [_new(t, "op", ")")]
+
+    def _direct_init(self, decl):
+        """`T x(a, b);` in a body, which the grammar reads as a function declaration: the name and
+        the values, when each "parameter" is a name that is no type."""
+        if decl.parent is None or decl.parent.type != "compound_statement":
+            return None
+        ds = decl.children_by_field_name("declarator")
+        if len(ds) != 1 or ds[0].type != "function_declarator":
+            return None
+        params = ds[0].child_by_field_name("parameters")
+        name = ds[0].child_by_field_name("declarator")
+        if params is None or name is None or name.type != "identifier" or params.named_child_count == 0:
+            return None
+        values = []
+        for p in params.named_children:
+            ty = p.child_by_field_name("type")
+            if p.type != "parameter_declaration" or p.named_child_count != 1 or ty is None or \
+                    ty.type != "type_identifier" or _text(ty) in self.typenames:
+                return None
+            values.append(ty)
+        return name, values
+
+    def r_declaration(self, n):
+        a, end = self.src.span(n)
+        direct = self._direct_init(n)
+        if direct is not None:
+            name, values = direct
+            d = n.child_by_field_name("declarator")
+            t = self.tok(values[0])
+            return self.render(a, self.src.span(d)[0]) + self.node(name) + [_new(t, "op", "=")] + \
+                self._ctor(t, values) + [self.src.toks[end - 1]]
+        # `T &r = v;` with r an alias of v: the declarator goes (the declaration too when alone)
+        ds = n.children_by_field_name("declarator")
+        keep = [d for d in ds if self.local_refs.get(d.id) != "alias"]
+        if not keep:
+            return [self.src.toks[end - 1]]  # `;`: an empty statement
+        return None  # several declarators, some aliases: rare; the aliases stay copies
+
+    def r_function_declarator(self, n):
+        return None  # its parts are rewritten (reference parameters, qualified names)
+
+    # -- references --------------------------------------------------------------------------
+    def r_reference_declarator(self, n):
+        """`&` goes; a reference parameter that is written is marked for copy-in/copy-out."""
+        inner = self.node(n.named_children[0]) if n.named_child_count else []
+        p = n.parent
+        if p is not None and p.type == "parameter_declaration" and p.child_by_field_name("declarator") == n \
+                and _text(n.children[0]) == "&" and not _is_const(p):
+            t = self.tok(n)
+            return [_new(t, "id", "_Alignas"), _new(t, "op", "("), _new(t, "num", str(REF_MARK)),
+                    _new(t, "op", ")"), *inner]
+        return inner
+
+    def r_identifier(self, n):
+        a = self.src.span(n)[0]
+        if a in self.alias:
+            kind, name, value = self.alias[a]
+            t = self.tok(n)
+            if kind == "alias":
+                return [v.copy(path=t.path, line=t.line, col=t.col) for v in self.node(value)]
+            return [_new(t, "op", "("), _new(t, "op", "*"), t, _new(t, "op", ")")]
+        qual = self._call_in_namespace(n)
+        if qual is not None:
+            return [self.tok(n).copy(text=mangle(qual))]
+        return None
+
+    # -- namespaces --------------------------------------------------------------------------
+    def _resolve(self, n, parts: tuple[str, ...]):
+        """The function `parts` names from where `n` is (inner namespaces first), or None."""
+        ns = _namespace_path(n)
+        for k in range(len(ns), -1, -1):
+            q = ns[:k] + parts
+            if q in self.functions:
+                return q
+        return None
+
+    def _call_in_namespace(self, n):
+        """A function of a namespace named without its qualifier from inside the namespace, or
+        the name of a function defined in a namespace."""
+        p = n.parent
+        if p is None or not self.functions:
+            return None
+        if p.type == "call_expression" and p.child_by_field_name("function") == n:
+            return self._resolve(n, (_text(n),))
+        if p.type == "function_declarator" and p.child_by_field_name("declarator") == n:
+            q = _namespace_path(n) + (_text(n),)
+            return q if q in self.functions else None
+        return None
+
+    def r_qualified_identifier(self, n):
+        """`a::b::f` -> `a__b__f` when it names a function defined in the file; `Math<T>::add` ->
+        `Math__add` (a static member, named without its template arguments)."""
+        parts = []
+        m = n
+        while m is not None and m.type == "qualified_identifier":
+            scope = m.child_by_field_name("scope")
+            if scope is not None:
+                if scope.type == "template_type":
+                    scope = scope.child_by_field_name("name")
+                if scope.type not in ("namespace_identifier", "type_identifier"):
+                    return None
+                parts.append(_text(scope))
+            m = m.child_by_field_name("name")
+        if m is None or m.type not in ("identifier", "type_identifier") or not parts:
+            return None
+        parts.append(_text(m))
+        t = self.tok(n)
+        q = self._resolve(n, tuple(parts))
+        if q is not None:
+            return [t.copy(text=mangle(q))]
+        if n.child_by_field_name("scope").type == "template_type":
+            return [t.copy(text=mangle(parts))]
+        return None
