@@ -140,16 +140,42 @@ def check(module: Module, analyses: list, targets: list[Target], options: Option
     from .checks import Context, registered, selected
     merged: dict[tuple, Finding] = {}
     by_place: dict[tuple, Finding] = {}
+    checks = [(rule_id, c) for rule_id, c in registered().items() if selected(rule_id, options)]
+
+    def run_checks(fa, target: Target) -> list[Finding]:
+        out = []
+        for rule_id, rule_check in checks:
+            ctx = Context(module, fa, target, options, rule_id)
+            rule_check(ctx)
+            out.extend(ctx.findings)
+        return out
+
     for target in targets:
         for fa in analyses:
-            for rule_id, rule_check in registered().items():
-                if not selected(rule_id, options):
-                    continue
-                ctx = Context(module, fa, target, options, rule_id)
-                rule_check(ctx)
-                for f in ctx.findings:
-                    _merge(f, target, merged, by_place)
+            findings = run_checks(fa, target)
+            twin = getattr(fa, "any_arguments", None)
+            if twin is not None and findings:
+                findings = _for_any_arguments(findings, run_checks(twin, target))
+            for f in findings:
+                _merge(f, target, merged, by_place)
     return sorted(one_per_site(list(merged.values())), key=Finding.sort_key)
+
+
+def _for_any_arguments(uniform: list[Finding], varying: list[Finding]) -> list[Finding]:
+    """A device function analysed on its own has unknown arguments: keep the findings that hold
+    both with arguments the same in every lane and with arguments that differ per lane, each
+    as the weaker of the two (possible over definite)."""
+    weaker = {}
+    for f in varying:
+        key = (f.rule_id, f.loc)
+        if key not in weaker or f.certainty == "possible":
+            weaker[key] = f
+    out = []
+    for f in uniform:
+        other = weaker.get((f.rule_id, f.loc))
+        if other is not None:
+            out.append(other if other.certainty == "possible" and f.certainty == "definite" else f)
+    return out
 
 
 def _merge(f: Finding, target: Target, merged: dict, by_place: dict) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..cfg import build_cfg
 from ..ir import Diagnostic
 from .divergence import FunctionAnalysis, analyze_function
-from .inline import called_functions, function_table, inline_calls
+from .inline import called_functions, function_table, inline_calls, with_varying_arguments
 from .lanes import Literals
 from .values import Terms
 
@@ -12,7 +12,9 @@ from .values import Terms
 def analyze_module(module, options) -> list[FunctionAnalysis]:
     """Analyse every kernel, and every device function no kernel in this module calls
     (those are analysed in their callers' context, inlined).  A called function that no caller
-    could inline (calls nested past the inlining bound) is analysed on its own, with a note."""
+    could inline (calls nested past the inlining bound) is analysed on its own, with a note.
+    A device function analysed on its own has unknown arguments: its analysis carries a second
+    one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`)."""
     called = called_functions(module)
     table = function_table(module)
     inlined: set[str] = set()
@@ -20,13 +22,22 @@ def analyze_module(module, options) -> list[FunctionAnalysis]:
     for fn in module.functions:
         if not fn.body or (not fn.is_kernel and fn.name in called):
             continue
-        cfg = build_cfg(inline_calls(fn, module, inlined, table))
-        results.append(analyze_function(cfg, module, options, Terms(), Literals()))
+        results.append(_analyse(fn, module, options, inlined, table))
     for fn in module.functions:
         if fn.body and not fn.is_kernel and fn.name in called and fn.name not in inlined:
             module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{fn.display_name or fn.name}' analysed "
                                                  "on its own: no caller could inline it (calls nested too deeply, "
                                                  "or too large)"))
-            cfg = build_cfg(inline_calls(fn, module, inlined, table))
-            results.append(analyze_function(cfg, module, options, Terms(), Literals()))
+            results.append(_analyse(fn, module, options, inlined, table))
     return results
+
+
+def _analyse(fn, module, options, inlined: set[str], table) -> FunctionAnalysis:
+    fa = analyze_function(build_cfg(inline_calls(fn, module, inlined, table)), module, options,
+                          Terms(), Literals())
+    fa.any_arguments = None
+    varying = fn if fn.is_kernel else with_varying_arguments(fn, module.language)
+    if varying is not fn:
+        fa.any_arguments = analyze_function(build_cfg(inline_calls(varying, module, set(), table)), module,
+                                            options, Terms(), Literals())
+    return fa

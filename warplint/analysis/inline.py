@@ -1,6 +1,11 @@
 """Inline calls to device functions defined in the same module, so that lane identity
 (`laneid()` helpers) and warp primitives inside helpers are analysed in their caller's
-context.  Bounded by depth and size; calls beyond the bound stay opaque."""
+context.  Bounded by depth and size; calls beyond the bound stay opaque.
+
+A device function with no caller to inline it into is analysed alone, where its arguments are
+unknown: `with_varying_arguments` gives it a caller that passes its thread index for every number
+parameter (the other extreme from the analysis's default, arguments the same in every lane).
+Only findings that hold under both count (`pipeline.check`)."""
 from __future__ import annotations
 
 from ..ir import Addr, Function, Instr, Label, Reg, Sym, map_operand
@@ -37,6 +42,41 @@ def inline_calls(fn: Function, module, inlined: set[str] | None = None,
     body = _expand(fn.body, table, module.language, counter, depth=0, stack=(fn.name,),
                    inlined=set() if inlined is None else inlined)
     return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, body, fn.loc, fn.display_name)
+
+
+def with_varying_arguments(fn: Function, language: str) -> Function:
+    """`fn` as called by a caller that passes its thread index for each number parameter (one
+    that differs per lane, as `threadIdx.x`-derived offsets do).  Parameters used as the base of
+    an address keep their default (the same in every lane: warp helpers share their buffers).
+    PTX parameters are `.param` variables of unknown kind: PTX functions are left as they are."""
+    if language == "ptx":
+        return fn
+    bases = address_params(fn)
+    prologue = [Instr("mov.u32", (Reg(p),), (Reg("%tid.x"),), fn.loc) for p in fn.params if p not in bases]
+    if not prologue:
+        return fn
+    return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, prologue + list(fn.body), fn.loc,
+                    fn.display_name)
+
+
+_UNSCALED = ("mov", "cvt", "cvta", "add", "sub")  # keep an address's base (`mul`/`shl` scale indices)
+
+
+def address_params(fn: Function) -> set[str]:
+    """The parameters that reach an address operand unscaled: pointers (`x` in `x[i]`)."""
+    carries: dict[str, set[str]] = {p: {p} for p in fn.params}
+    out: set[str] = set()
+    for ins in fn.body:
+        if not isinstance(ins, Instr):
+            continue
+        for o in ins.srcs + ins.dests:
+            if isinstance(o, Addr) and isinstance(o.base, Reg):
+                out |= carries.get(o.base.name, set())
+        if ins.op in _UNSCALED and ins.dests and isinstance(ins.dests[0], Reg):
+            found = set().union(*(carries.get(o.name, set()) for o in ins.srcs if isinstance(o, Reg)))
+            if found:
+                carries[ins.dests[0].name] = found
+    return out
 
 
 def _expand(body, table, language, counter, depth, stack, inlined):
