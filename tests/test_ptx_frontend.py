@@ -465,6 +465,9 @@ def test_loc_mapping():
     assert ins[0].loc == Loc("/src/a.cu", 10, 5)
     assert ins[0].raw_loc == Loc("t.ptx", 8, 2, 8, 23)
     assert ins[1].loc == Loc("/src/a.cu", 12, 3)  # inlined code: reported at the call site
+    # with the frames in between (the pipeline picks the innermost in the linted tree)
+    assert ins[1].frames == ((Loc("/cuda/include/sm_30_intrinsics.hpp", 409, 9), "$L__info_string0"),
+                             (ins[1].loc, ""))
     assert ins[2].loc.path == "t.ptx" and ins[2].raw_loc is None  # line 0: no source line
     plain = instrs(text, map_locations=False)
     assert all(i.loc.path == "t.ptx" and i.raw_loc is None for i in plain)

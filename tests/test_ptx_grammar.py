@@ -32,7 +32,7 @@ def item_signature(x) -> tuple:
     if isinstance(x, Instr):
         # operands as repr: a NaN immediate equals itself there
         return ("instr", x.opcode, x.mods, repr(x.dests), repr(x.srcs), x.guard, x.negated, x.loc,
-                x.raw_loc, x.text)
+                x.raw_loc, x.text, x.frames)
     return ("label", x.name, x.loc)
 
 

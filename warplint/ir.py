@@ -113,6 +113,7 @@ class Instr:
     text: str = ""  # the construct as written (PTX instruction text, CUDA call name)
     negated: frozenset = frozenset()  # indices into srcs written as `!%p`
     from_cuda: bool = False  # lowered from CUDA-C (operands encode the call's arguments), not PTX
+    frames: tuple = ()  # PTX `.loc ... inlined_at`: ((Loc, function_name label), ...) innermost first
     op: str = field(init=False, repr=False, compare=False)  # base opcode: `shfl` for `shfl.sync.bfly.b32`
     mods: tuple = field(init=False, repr=False, compare=False)  # ("sync", "bfly", "b32")
 

@@ -22,7 +22,7 @@ from lark.lexer import PatternStr
 from ...errors import InputError
 from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
 from ...targets import parse_ptx_target
-from .parser import _SPACES, _display_name, _float, _int, _opcode_info, _show
+from .parser import MAX_FRAMES, _SPACES, _display_name, _placed, _float, _int, _opcode_info, _show
 
 _PARSER: Lark | None = None
 _NAME_TOKENS = ("WORD", "SYMBOL")
@@ -296,6 +296,7 @@ class _Builder:
         self.module = Module(path, "ptx", text=text)
         self.files: dict[int, str] = {}
         self.cur_loc = None
+        self.frames: dict[tuple, tuple] = {}  # .loc (file, line, col) -> its inlining chain
         self.pending: list[Instr] = []
         self.mapped: list = []
 
@@ -346,25 +347,32 @@ class _Builder:
         nums = [int(t.value) for t in _tokens(item, "INT")]
         fileno, line, col = nums[0], nums[1], nums[2] if len(nums) > 2 else 1
         inlined = _subtrees(item, "loc_inlined")
-        if inlined:
-            at = [int(t.value) for t in _tokens(inlined[0], "INT")]
-            at = at[1:] if _tokens(inlined[0], "PLUS") else at  # `function_name f+4`
-            if at[1]:  # code inlined from a helper: reported at the call site
-                fileno, line, col = at[0], at[1], at[2] if len(at) > 2 else 1
-        key = (fileno, line, max(col, 1)) if line else ()
+        key = (fileno, line, max(col, 1), "") if line else ()
+        at = None
+        if inlined:  # code inlined into this function: where it was called (parser.py does the same)
+            nums = [int(t.value) for t in _tokens(inlined[0], "INT")]
+            nums = nums[1:] if _tokens(inlined[0], "PLUS") else nums  # `function_name f+4`
+            at = (nums[0], nums[1], max(nums[2] if len(nums) > 2 else 1, 1)) if nums[1] else None
+            if key:
+                key = key[:3] + (_names(inlined[0])[0].value,)
+            elif at:
+                key, at = (*at, ""), None
+        if key:
+            chain = ((key,) + self.frames.get(at, ((*at, ""),)))[:MAX_FRAMES] if at else (key,)
+            self.frames[key[:3]] = chain
         if not key or not self.map_locations:
             self.cur_loc = None
         else:
             self.cur_loc = key
-            self.mapped.append((len(self.pending), key))
+            self.mapped.append((len(self.pending), chain))
 
     def finish_locations(self) -> None:
         bounds = [m[0] for m in self.mapped[1:]] + [len(self.pending)]
-        for (start, (fileno, line, col)), end in zip(self.mapped, bounds):
-            if fileno in self.files:
-                loc = Loc(self.files[fileno], line, col)
+        for (start, chain), end in zip(self.mapped, bounds):
+            loc, frames = _placed(chain, self.files)
+            if loc is not None:
                 for ins in self.pending[start:end]:
-                    ins.raw_loc, ins.loc = ins.loc, loc
+                    ins.raw_loc, ins.loc, ins.frames = ins.loc, loc, frames
 
     def declarators(self, decl: Tree) -> list[tuple[str, int]]:
         out = []
@@ -394,6 +402,7 @@ class _Builder:
         fn = Function(name.value, item.data == "entry", [q[0] for q in params], [q[0] for q in rets],
                       [], Loc(self.path, *self.pos(start)), _display_name(name.value))
         self.cur_loc = None
+        self.frames = {}
         fn_regs: set = set()
         for q_name, space, count in params + rets:
             if space == ".reg":

@@ -73,6 +73,16 @@ _TOKEN_SLOW, _KINDS_SLOW = _token_re(False)
 _FAST_OP_RE = re.compile(_FAST_OP, re.ASCII)
 
 
+
+def _placed(chain: tuple, files: dict) -> tuple:
+    """(loc, frames) of a `.loc` chain: reported in the function's own code (the outermost
+    call site) until the pipeline picks a frame in the linted tree; frames are (Loc, function_name
+    label), innermost first, for inlined code only."""
+    frames = tuple((Loc(files[f], line, col), function) for f, line, col, function in chain if f in files)
+    if not frames:
+        return None, ()
+    return frames[-1][0], frames if len(frames) > 1 else ()
+
 class _NotSimple(Exception):
     pass
 
@@ -84,9 +94,11 @@ _SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*(
 _SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
 _FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
 # `.loc` up to its last number: what follows on its line is the next statement
-_LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?(?:[ \t]*,[ \t]*function_name[ \t]+[\w$.]+"
+_LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?(?:[ \t]*,[ \t]*function_name[ \t]+([\w$.]+)"
                        r"(?:[ \t]*\+[ \t]*\d+)?[ \t]*,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?"
                        r"(?![\w$.])")
+
+MAX_FRAMES = 64  # inlining depth kept per `.loc` (real chains are under 20)
 
 _SPACES = {".global": "global", ".shared": "shared", ".const": "const", ".local": "local",
            ".param": "param", ".tex": "global", ".surf": "global", ".sampler": "global"}
@@ -208,6 +220,7 @@ class _Parser:
         self.files: dict[int, str] = {}
         self.cur_loc: tuple | None = None
         self.loc_cache: dict[str, tuple] = {}
+        self.frames: dict[tuple, tuple] = {}  # .loc (file, line, col) -> its inlining chain, innermost first
         self.fast_cache: dict[str, object] = {}  # operand text -> operand (function scope)
         self.pending: list[Instr] = []  # instructions under a `.loc`, in order
         self.mapped: list[tuple[int, tuple]] = []  # (index into pending, (file, line, col))
@@ -311,17 +324,20 @@ class _Parser:
             return
         bounds = [m[0] for m in mapped[1:]] + [len(pending)]
         cache: dict = {}
-        for (start, (fileno, line, col)), end in zip(mapped, bounds):
-            if start >= end or fileno not in files:
+        for (start, chain), end in zip(mapped, bounds):
+            if start >= end:
                 continue
-            key = (fileno, line, col)
-            loc = cache.get(key)
+            placed = cache.get(chain)
+            if placed is None:
+                placed = cache[chain] = _placed(chain, files)
+            loc, frames = placed
             if loc is None:
-                loc = cache[key] = Loc(files[fileno], line, col)
+                continue
             for n in range(start, end):
                 ins = pending[n]
                 ins.raw_loc = ins.loc
                 ins.loc = loc
+                ins.frames = frames
 
     # -- module ----------------------------------------------------------------------------
     def parse_module(self) -> Module:
@@ -439,16 +455,18 @@ class _Parser:
             m = _LOC_ARGS.match(v, 4)
             if not m:
                 raise self.error(p, "expected '.loc <file> <line> <column>'")
-            if m[4] and int(m[5]):
-                # code inlined from a helper (often a toolkit header): report at the call site
-                fileno, line = int(m[4]), int(m[5])
-                col = int(m[6]) if m[6] else 1
-            else:
-                fileno, line = int(m[1]), int(m[2])
-                col = int(m[3]) if m[3] else 1
-            key = (fileno, line, max(col, 1)) if line else ()
-            cached = self.loc_cache[v] = key, (m.end() if v[m.end():].strip() else 0)
-        key, rest = cached
+            line = int(m[2])
+            key = (int(m[1]), line, max(int(m[3] or 1), 1), m[4] or "") if line else ()
+            # code inlined into this function (often from a toolkit header): where it was called
+            at = (int(m[5]), int(m[6]), max(int(m[7] or 1), 1)) if m[5] and int(m[6]) else None
+            if at and not key:
+                key, at = (*at, ""), None
+            cached = self.loc_cache[v] = key, at, (m.end() if v[m.end():].strip() else 0)
+        key, at, rest = cached
+        if key:
+            # the call site is the latest `.loc` naming that place: chains nest one `.loc` per level
+            chain = ((key,) + self.frames.get(at, ((*at, ""),)))[:MAX_FRAMES] if at else (key,)
+            self.frames[key[:3]] = chain
         if rest:  # more on the line (a comment, a statement): its tokens come next
             more: list = []
             self.general_tokens(p + rest, p + len(v), more.append)
@@ -458,7 +476,7 @@ class _Parser:
         else:
             # nvcc writes the `.file` table at the end: resolved in `finish_locations`
             self.cur_loc = key
-            self.mapped.append((len(self.pending), key))
+            self.mapped.append((len(self.pending), chain))
 
     def skip_section(self, p: int) -> None:
         toks = self.toks
@@ -607,6 +625,7 @@ class _Parser:
                       _display_name(name))
         self.fn_name = name
         self.cur_loc = None
+        self.frames = {}
         fn_regs = set()
         for q in params + rets:
             if q[1] == ".reg":

@@ -1,0 +1,102 @@
+"""Where findings in inlined library code are reported.
+
+nvcc's `-lineinfo` PTX tells, for every instruction inlined from a helper, the chain of call
+sites out to the function it was inlined into (`.loc ... inlined_at`, parsed into `Instr.frames`,
+innermost first).  A warp primitive inside `cub::WarpReduce::Sum` is the user's problem at the
+line that calls `Sum`: each instruction is reported at the innermost frame whose file is usable
+(a regular file of the linted tree), and a finding there lists the library frames inside it as
+code-flow steps.  An instruction with no usable frame is reported at its PTX line (that is all
+the input says), or, when asked to keep them, at its innermost frame.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from .findings import Step
+from .ir import Instr
+
+_FILE_SCOPE = re.compile(r"\b_INTERNAL_\w+::")  # nvcc's namespace for a file's static functions
+_INFO_STRING = re.compile(r"^(\$L__info_string\d+):[ \t]*\n((?:[ \t]*\.b8[ \t][^\n]*\n)+)", re.M)
+
+
+def place_in_tree(module, usable, keep_outside: bool = False) -> None:
+    """Move each instruction mapped through `.loc` to its innermost frame in a usable file."""
+    for fn in module.functions:
+        for item in fn.body:
+            raw = getattr(item, "raw_loc", None)
+            if raw is None or item.loc is None:
+                continue
+            frames = item.frames or ((item.loc, ""),)
+            chosen = next((loc for loc, _ in frames if usable(loc.path)), None)
+            if chosen is not None:
+                item.loc = chosen
+            elif keep_outside:
+                item.loc = frames[0][0]
+            else:
+                item.loc, item.raw_loc = raw, None
+
+
+def add_library_frames(findings: list, module) -> None:
+    """A finding reported at a call site into inlined library code gets the library frames as
+    code-flow steps ("inside cub::WarpReduce::Sum, called here") and a line saying so."""
+    inside = _library_frames_by_call_site(module)
+    if not inside:
+        return
+    names = function_names(module.text)
+    for f in findings:
+        frames = inside.get((f.loc.path, f.loc.line, f.loc.col))
+        if frames is None:
+            continue
+        steps = []
+        for n, (loc, label) in enumerate(reversed(frames)):  # outermost library frame first
+            name = names.get(label) or "library code"
+            last = n == len(frames) - 1
+            steps.append(Step(loc, f"inside {name}" + ("" if last else ", called here")))
+        f.flow = list(f.flow) + steps
+        innermost, label = frames[0]
+        f.details.append(f"the warp primitive is in {os.path.basename(innermost.path)}:{innermost.line} "
+                         f"(inside {names.get(label) or 'library code'}), reached from this call")
+
+
+def _library_frames_by_call_site(module) -> dict[tuple, tuple]:
+    """(path, line, col) of a reported call site -> the frames inside it, innermost first."""
+    out: dict[tuple, tuple] = {}
+    for fn in module.functions:
+        for item in fn.body:
+            if not isinstance(item, Instr) or not item.frames:
+                continue
+            for n, (loc, _) in enumerate(item.frames):
+                if n and loc == item.loc:
+                    out.setdefault((loc.path, loc.line, loc.col), item.frames[:n])
+                    break
+    return out
+
+
+def function_names(ptx: str) -> dict[str, str]:
+    """`$L__info_stringN` label -> readable function name, from the PTX `.debug_str` section."""
+    from .frontends.ptx.demangle import demangle
+    out = {}
+    for m in _INFO_STRING.finditer(ptx):
+        try:
+            data = bytes(int(x) for line in m[2].splitlines() for x in line.strip()[3:].split(",") if x.strip())
+        except ValueError:
+            continue
+        name = data.split(b"\0", 1)[0].decode("utf-8", "replace")
+        readable = (demangle(name) or name) if name.startswith("_Z") else name
+        out[m[1]] = _FILE_SCOPE.sub("", readable)
+    return out
+
+
+def usable_in_tree(tree: str):
+    """The test of `place_in_tree` for files of the tree `tree` (noted for the result cache)."""
+    from . import cache
+    from .pipeline import within
+    seen: dict[str, bool] = {}
+
+    def usable(path: str) -> bool:
+        if path not in seen:
+            cache.note_probe(path)  # the result cache keys on what stands there
+            seen[path] = within(path, [tree]) and os.path.isfile(path)
+        return seen[path]
+    return usable
