@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .calls import is_pure
 from .divergence import FunctionAnalysis, MemAccess
 from .lanes import definite_bits
 from .values import Aff
@@ -27,7 +28,7 @@ def _is_sync(ins) -> bool:
     op = ins.op
     if op == "bar" or op == "barrier":
         return True  # bar.warp.sync, bar.sync, bar.red, barrier.sync
-    return False
+    return op == "call" and not is_pure(ins)  # an opaque callee may hold a barrier
 
 
 _BYTES_CACHE: dict = {}

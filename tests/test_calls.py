@@ -1,0 +1,16 @@
+"""What the analyses assume about opaque calls (warplint.analysis.calls)."""
+import pytest
+
+from warplint.analysis.calls import is_pure
+from warplint.ir import Instr, Sym
+
+
+@pytest.mark.parametrize("name", ["sqrtf", "exp", "std::exp", "__expf", "__fdividef", "__popc",
+                                  "__float2int_rn", "__ldg"])
+def test_math_library_calls_are_pure(name):
+    assert is_pure(Instr("call", (), (Sym(name),)))
+
+
+@pytest.mark.parametrize("name", ["ext_barrier", "lane_of", "MAKE_COMPLEX", "__syncthreads_or"])
+def test_other_calls_may_vary_per_lane_and_synchronise(name):
+    assert not is_pure(Instr("call", (), (Sym(name),)))

@@ -1,0 +1,34 @@
+"""What the analyses may assume about a call that stays opaque (no body in the module to inline).
+
+An opaque callee may read `%laneid` (its result may differ per lane) and may hold a barrier or a
+`__syncwarp()` (it separates the memory accesses around it).  The CUDA math library is known to do
+neither: its functions are pure, their results vary only with their arguments."""
+from __future__ import annotations
+
+import re
+
+from ..ir import Instr, Sym
+
+_MATH = ("sqrt rsqrt cbrt rcbrt exp exp2 exp10 expm1 log log2 log10 log1p logb ilogb sin cos tan "
+         "sinpi cospi sincos asin acos atan atan2 sinh cosh tanh asinh acosh atanh pow fabs abs "
+         "labs llabs floor ceil round rint lrint llrint lround llround trunc fmod remainder fdim "
+         "fma hypot rhypot norm3d rnorm3d erf erfc erfinv erfcinv lgamma tgamma copysign frexp "
+         "ldexp scalbn modf nearbyint signbit isnan isinf isfinite saturate fdivide")
+_PURE_NAMES = frozenset(n + s for n in _MATH.split() for s in ("", "f"))
+# device intrinsics: __expf, __fdividef, __popc, __clz, __float2int_rn, __half2float ...
+_INTRINSIC = re.compile(r"__(?:[a-z]+f|popc(?:ll)?|clz(?:ll)?|ffs(?:ll)?|brev(?:ll)?|[a-z0-9]+2[a-z0-9]+(?:_r[nzud])?|"
+                        r"[fd](?:add|sub|mul|div|rcp|sqrt|fma)_r[nzud]|ldg|ldcg|ldca|ldcs|ldlu|ldcv)$")
+
+
+def callee(ins: Instr) -> str | None:
+    return ins.srcs[0].name if ins.op == "call" and ins.srcs and isinstance(ins.srcs[0], Sym) else None
+
+
+def is_pure(ins: Instr) -> bool:
+    """A call of a library function known to compute from its arguments only (no lane identity,
+    no synchronisation)."""
+    name = callee(ins)
+    if name is None:
+        return False
+    name = name.rsplit("::", 1)[-1]
+    return name in _PURE_NAMES or bool(_INTRINSIC.match(name))
