@@ -17,14 +17,14 @@ def analyze_module(module, options) -> list[FunctionAnalysis]:
     one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`)."""
     called = called_functions(module)
     table = function_table(module)
-    inlined: set[str] = set()
+    inlined: set[int] = set()
     results = []
     for fn in module.functions:
-        if not fn.body or (not fn.is_kernel and fn.name in called):
+        if not fn.body or (not fn.is_kernel and id(fn) in called):
             continue
         results.append(_analyse(fn, module, options, inlined, table))
     for fn in module.functions:
-        if fn.body and not fn.is_kernel and fn.name in called and fn.name not in inlined:
+        if fn.body and not fn.is_kernel and id(fn) in called and id(fn) not in inlined:
             module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{fn.display_name or fn.name}' analysed "
                                                  "on its own: no caller could inline it (calls nested too deeply, "
                                                  "or too large)"))
@@ -32,7 +32,7 @@ def analyze_module(module, options) -> list[FunctionAnalysis]:
     return results
 
 
-def _analyse(fn, module, options, inlined: set[str], table) -> FunctionAnalysis:
+def _analyse(fn, module, options, inlined: set[int], table) -> FunctionAnalysis:
     fa = analyze_function(build_cfg(inline_calls(fn, module, inlined, table)), module, options,
                           Terms(), Literals())
     fa.any_arguments = None

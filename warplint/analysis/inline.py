@@ -15,25 +15,46 @@ MAX_DEPTH = 4
 MAX_SIZE = 40_000
 
 
-def called_functions(module) -> set[str]:
-    names = {f.name for f in module.functions}
+def called_functions(module) -> set[int]:
+    """The functions (by `id`) that some other function of the module calls."""
+    table = function_table(module)
     out = set()
     for f in module.functions:
         for ins in f.body:
-            if isinstance(ins, Instr) and ins.op == "call" and ins.srcs and isinstance(ins.srcs[0], Sym):
-                if ins.srcs[0].name in names and ins.srcs[0].name != f.name:
-                    out.add(ins.srcs[0].name)
+            callee = resolve(ins, table) if isinstance(ins, Instr) else None
+            if callee is not None and callee is not f:
+                out.add(id(callee))
     return out
 
 
-def function_table(module) -> dict[str, Function]:
-    """The functions with a body, by name (build it once per module, not once per function)."""
-    return {f.name: f for f in module.functions if f.body}
+def function_table(module) -> dict[str, list[Function]]:
+    """The functions with a body, by name: overloads share one (build it once per module)."""
+    table: dict[str, list[Function]] = {}
+    for f in module.functions:
+        if f.body:
+            table.setdefault(f.name, []).append(f)
+    return table
 
 
-def inline_calls(fn: Function, module, inlined: set[str] | None = None,
-                 table: dict[str, Function] | None = None) -> Function:
-    """`fn` with its calls inlined; the names of the functions inlined are added to `inlined`."""
+def resolve(ins: Instr, table: dict[str, list[Function]]) -> Function | None:
+    """The function a call runs: among the functions of its name, the one whose parameters take
+    its arguments (overloads by arity; a single candidate may have default arguments).  None for
+    a call of no function here, or one the arguments do not single out."""
+    if ins.op != "call" or not ins.srcs or not isinstance(ins.srcs[0], Sym):
+        return None
+    candidates = table.get(ins.srcs[0].name, ())
+    nargs = len(ins.srcs) - 1
+    exact = [f for f in candidates if len(f.params) == nargs]
+    if len(exact) == 1:
+        return exact[0]
+    if len(candidates) == 1 and nargs <= len(candidates[0].params):
+        return candidates[0]
+    return None
+
+
+def inline_calls(fn: Function, module, inlined: set[int] | None = None,
+                 table: dict[str, list[Function]] | None = None) -> Function:
+    """`fn` with its calls inlined; the functions inlined are added to `inlined` (by `id`)."""
     if not any(isinstance(i, Instr) and i.op == "call" for i in fn.body):
         return fn
     if table is None:
@@ -82,12 +103,11 @@ def address_params(fn: Function) -> set[str]:
 def _expand(body, table, language, counter, depth, stack, inlined):
     out = []
     for item in body:
-        if (isinstance(item, Instr) and item.op == "call" and item.srcs and isinstance(item.srcs[0], Sym)
-                and item.srcs[0].name in table and item.srcs[0].name not in stack
+        callee = resolve(item, table) if isinstance(item, Instr) else None
+        if (callee is not None and callee.name not in stack
                 and depth < MAX_DEPTH and len(out) + len(body) < MAX_SIZE):
-            callee = table[item.srcs[0].name]
             counter[0] += 1
-            inlined.add(callee.name)
+            inlined.add(id(callee))
             inner = _instantiate(item, callee, language, counter[0])
             out.extend(_expand(inner, table, language, counter, depth + 1, stack + (callee.name,), inlined))
         else:
