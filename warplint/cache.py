@@ -30,7 +30,7 @@ from .findings import SEVERITIES, Edit, Finding, Fix, Step
 from .ir import Diagnostic, Loc
 
 _OPTION_FIELDS = ("targets", "select", "ignore", "report_possible", "possible_severity", "defines",
-                  "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations")
+                  "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations", "extensions")
 FORMAT = 2  # of the entries; bump when it changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_DEP_BYTES = 64 * 1024 * 1024

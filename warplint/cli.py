@@ -28,7 +28,7 @@ def _parser():
         description="Static analyzer for warp-synchronous GPU code (PTX and CUDA-C).",
         epilog="Also: 'warplint rules' lists the rules; 'warplint --explain WL003' explains one. "
                "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or tool error.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (.cu, .cuh, .ptx)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files and directories (.cu, .cuh, headers, .ptx)")
     p.add_argument("--version", action="version", version=f"warplint {__version__}")
     p.add_argument("--explain", metavar="RULE", help="print the document of a rule (id or slug) and exit")
     out = p.add_argument_group("output")
@@ -187,6 +187,8 @@ def _build_options(args, cfg):
         o.block_dim = tuple(dims + [1] * (3 - len(dims)))
     elif cfg.block_dim:
         o.block_dim = cfg.block_dim
+    if cfg.extensions:
+        o.extensions = tuple(cfg.extensions)
     o.use_cache = not args.no_cache and not args.show_masks
     o.show_masks = args.show_masks
     return o

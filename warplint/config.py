@@ -17,7 +17,7 @@ from .errors import UsageError
 from .findings import SEVERITIES
 
 KEYS = ("targets", "select", "ignore", "per-path-ignores", "include", "exclude", "defines", "include-paths",
-        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs")
+        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs", "extensions", "macros")
 
 
 @dataclass
@@ -37,6 +37,7 @@ class Config:
     possible_severity: str | None = None
     fail_on: str | None = None
     jobs: int | None = None
+    extensions: list[str] | None = None  # CUDA-C file extensions (None: languages.DEFAULT_EXTENSIONS)
 
 
 def _toml():
@@ -138,10 +139,14 @@ def parse_table(table: dict, path: str, root: str) -> Config:
             if not isinstance(v, dict):
                 raise UsageError(f"{where}: 'per-path-ignores' must be a table of glob = [rules]")
             c.per_path_ignores = {str(g): _strs(r, f"per-path-ignores.{g}", where, comma=True) for g, r in v.items()}
-        elif key == "defines":
+        elif key in ("defines", "macros"):  # one table under two names: `macros` reads better for qualifiers
             if not isinstance(v, dict) or not all(isinstance(x, (str, int, float, bool)) for x in v.values()):
-                raise UsageError(f"{where}: 'defines' must be a table of NAME = value")
-            c.defines = {str(k): (("1" if x else "0") if isinstance(x, bool) else str(x)) for k, x in v.items()}
+                raise UsageError(f"{where}: '{key}' must be a table of NAME = value")
+            c.defines.update({str(k): (("1" if x else "0") if isinstance(x, bool) else str(x)) for k, x in v.items()})
+        elif key == "extensions":
+            c.extensions = _strs(v, key, where)
+            if not all(e.startswith(".") and len(e) > 1 for e in c.extensions):
+                raise UsageError(f"{where}: 'extensions' must be a list of file extensions like \".cu\"")
         elif key == "include-paths":
             c.include_paths = [os.path.normpath(os.path.join(root, p)) for p in _strs(v, key, where)]
         elif key == "block-dim":

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .languages import DEFAULT_EXTENSIONS
+
 
 @dataclass
 class Options:
@@ -20,6 +22,7 @@ class Options:
     map_ptx_locations: bool = True  # report PTX findings at the .loc source line when present
     use_cache: bool = False  # reuse results of unchanged files (see cache.py); the CLI turns it on
     show_masks: bool = False  # also describe the masks of every warp primitive (`--show-masks`)
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS  # CUDA-C files and headers (see languages.py)
 
 
 DEFAULT_TARGETS = ["sm_60", "sm_70"]  # one pre-Volta and one independent-thread-scheduling target

@@ -19,8 +19,6 @@ from .ir import Diagnostic, Loc, Module
 from .options import DEFAULT_TARGETS, Options
 from .targets import Target
 
-PTX_SUFFIXES = (".ptx",)
-CUDA_SUFFIXES = (".cu", ".cuh")
 MAX_BYTES = 64 * 1024 * 1024
 PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 
@@ -83,8 +81,13 @@ def read_source(path: str) -> str:
 
 
 def parse_text(text: str, path: str, options: Options) -> Module:
-    """Front end: source text -> warp IR module."""
-    if path.endswith(CUDA_SUFFIXES):
+    """Front end: source text -> warp IR module (`languages.language` picks the front end; a
+    header with no device code is an empty module: no warp code)."""
+    from .languages import language
+    lang = language(path, text, options.extensions)
+    if lang is None:
+        return Module(path, "cuda", text=text)
+    if lang == "cuda":
         if options.via_nvcc:
             from .via_nvcc import compile_to_ptx_module
             return compile_to_ptx_module(path, options)
@@ -317,7 +320,7 @@ def _load_analyses(files: list[str]) -> None:
     names = ["warplint.pipeline", "warplint.checks", "warplint.analysis"]
     if any(f.endswith(".ptx") for f in files):
         names.append("warplint.frontends.ptx")
-    if any(f.endswith((".cu", ".cuh")) for f in files):
+    if any(not f.endswith(".ptx") for f in files):
         names.append("warplint.frontends.cuda")
     for name in names:
         try:
@@ -370,9 +373,11 @@ def suppress(findings: list[Finding], sources, results: list[FileResult], option
 def collect_files(paths: list[str], cfg, *, gitignore: bool, follow_symlinks: bool):
     """The files to lint under `paths` (configuration include/exclude, .gitignore).  Returns
     (files, diagnostics for missing paths and walk notes, run-level notes)."""
+    from .languages import DEFAULT_EXTENSIONS
     from .walk import collect
     files, missing, walk_notes = collect(paths, include=cfg.include, exclude=cfg.exclude, root=cfg.root,
-                                         gitignore=gitignore, follow_symlinks=follow_symlinks)
+                                         gitignore=gitignore, follow_symlinks=follow_symlinks,
+                                         extensions=cfg.extensions or DEFAULT_EXTENSIONS)
     diagnostics = [Diagnostic(Loc(p, 1, 1), "error", msg) for p, msg in missing]
     diagnostics += [Diagnostic(Loc(p, 1, 1), "note", msg) for p, msg in walk_notes if p is not None]
     return files, diagnostics, [msg for p, msg in walk_notes if p is None]

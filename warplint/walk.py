@@ -1,4 +1,5 @@
-"""Which files to lint: recurse into directories for .cu/.cuh/.ptx, honour include/exclude globs
+"""Which files to lint: recurse into directories for .ptx and the CUDA extensions (.cu, .cuh and
+headers by default: `languages.py`), honour include/exclude globs
 and .gitignore files (git's own matching rules, no git needed), never follow a symlink out of the
 tree unless asked, and read only regular files.
 
@@ -15,8 +16,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .inputs import InputFileError, not_regular, read_regular
+from .languages import DEFAULT_EXTENSIONS, is_lintable
 
-SUFFIXES = (".cu", ".cuh", ".ptx")
 SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", "__pycache__",
              ".mypy_cache", ".pytest_cache"}
 GITIGNORE_MAX_BYTES = 100 * 1024 * 1024  # git ignores larger .gitignore files too
@@ -374,11 +375,12 @@ class Collected(NamedTuple):
 
 
 def collect(paths, *, include=(), exclude=(), root: str | None = None, gitignore: bool = True,
-            follow_symlinks: bool = False) -> Collected:
+            follow_symlinks: bool = False, extensions=DEFAULT_EXTENSIONS) -> Collected:
     """The files to lint.  Explicit file arguments are linted unless `exclude` names them (but
-    must be regular files); directories are searched for SUFFIXES, skipping what is ignored,
-    non-regular files and unreadable directories with a note."""
+    must be regular files); directories are searched for .ptx files and `extensions`, skipping
+    what is ignored, non-regular files and unreadable directories with a note."""
     walk = _Walk(os.path.abspath(root or os.getcwd()), include, exclude, gitignore, follow_symlinks)
+    walk.extensions = tuple(extensions)
     for arg in paths:
         walk.argument(arg)
     if paths and not walk.files and not walk.errors and walk.excluded:
@@ -397,6 +399,7 @@ class _Walk:
         self.notes: list[tuple[str | None, str]] = []
         self.excluded = 0  # files and directories left out by exclude/include/.gitignore
         self._seen: set[str] = set()
+        self.extensions = DEFAULT_EXTENSIONS
 
     def rel(self, p: str) -> str | None:
         r = os.path.relpath(os.path.abspath(p), self.root)
@@ -444,7 +447,7 @@ class _Walk:
         for dirpath, dirnames, filenames in os.walk(arg, onerror=unreadable, followlinks=True):
             dirnames[:] = [d for d in sorted(dirnames) if self.enter(dirpath, d, tree, visited, gi)]
             for name in sorted(filenames):
-                if name.endswith(SUFFIXES):
+                if is_lintable(name, self.extensions):
                     self.file(os.path.join(dirpath, name), tree, gi)
 
     def enter(self, dirpath: str, d: str, tree: str, visited: set[str], gi) -> bool:

@@ -1,0 +1,53 @@
+"""Which front end reads a file, from its extension and, where that does not say, its text.
+
+- `.ptx` is PTX.
+- The CUDA extensions (configuration `extensions`; default `DEFAULT_EXTENSIONS`) are CUDA-C.  Of
+  them, `.cu`/`.cuh` are always analysed; a header (`.h`, `.hpp`, `.inl`, ...) is analysed only
+  when its text holds device code or a warp primitive (`has_device_code`): a plain C/C++ header
+  is "no warp code", quietly, so that walking a C++ tree gives no noise.
+- A file named with any other extension is PTX only when its text is PTX (`looks_like_ptx`),
+  else CUDA-C read like a header.  A header is never read as PTX.
+"""
+from __future__ import annotations
+
+import re
+
+PTX_EXTENSIONS = (".ptx",)
+SOURCE_EXTENSIONS = (".cu", ".cuh")  # CUDA translation units and CUDA headers: always analysed
+HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".tcc")
+DEFAULT_EXTENSIONS = SOURCE_EXTENSIONS + HEADER_EXTENSIONS
+
+# device code or warp code spelled out in the text (qualifiers, memory spaces, launches,
+# primitives, inline asm, cooperative groups); macros that hide all of them are not seen
+_DEVICE_CODE = re.compile(
+    r"__(?:global|device|shared|constant|launch_bounds)__|<<<|\b__(?:shfl|ballot|any|all|uni|match_|reduce_"
+    r"|activemask|syncwarp|syncthreads|barrier_sync)\w*\s*\(|\b(?:asm|__asm__)\b|cooperative_groups"
+    r"|\b(?:threadIdx|blockIdx|blockDim)\b")
+_PTX_DIRECTIVE = re.compile(r"^\s*\.(?:version|target|address_size|entry|visible|func)\b", re.M)
+
+
+def has_device_code(text: str) -> bool:
+    return _DEVICE_CODE.search(text) is not None
+
+
+def looks_like_ptx(text: str) -> bool:
+    """PTX: a `.version`/`.target`/`.entry`/`.func` directive at the start of a line, and no
+    preprocessor directive before it (a C header that mentions PTX in a comment is not PTX)."""
+    m = _PTX_DIRECTIVE.search(text)
+    return m is not None and re.search(r"^\s*#\s*(?:include|define|if|pragma)", text[:m.start()], re.M) is None
+
+
+def language(path: str, text: str, extensions=DEFAULT_EXTENSIONS) -> str | None:
+    """"ptx", "cuda", or None: no device code to analyse (a plain header)."""
+    if path.endswith(PTX_EXTENSIONS):
+        return "ptx"
+    if path.endswith(SOURCE_EXTENSIONS):
+        return "cuda"
+    if not path.endswith(tuple(extensions)) and looks_like_ptx(text):
+        return "ptx"
+    return "cuda" if has_device_code(text) else None
+
+
+def is_lintable(name: str, extensions=DEFAULT_EXTENSIONS) -> bool:
+    """Does a directory walk pick up a file of this name?"""
+    return name.endswith(PTX_EXTENSIONS + tuple(extensions))
