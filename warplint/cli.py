@@ -3,6 +3,7 @@
     warplint [options] PATH...        lint files and directories
     warplint rules [--format json]    the rule catalogue
     warplint --explain ID_OR_SLUG     a rule's document
+    warplint server                   language server for editors (LSP on stdio; the `server` extra)
 
 Exit status: 0 no findings at or above --fail-on, 1 findings, 2 usage error, a file that
 could not be analysed, a fix that could not be written, or an internal error.
@@ -197,6 +198,9 @@ def _build_options(args, cfg):
 def _run(argv: list[str]) -> int:
     if argv and argv[0] == "rules":
         return cmd_rules(argv[1:])
+    if argv and argv[0] == "server":  # the language server (the `server` extra)
+        from .server import main as server_main
+        return server_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.explain:
         return cmd_explain(args.explain)

@@ -31,6 +31,7 @@ class FileResult:
     text: str = ""
     module: Module | None = None  # in the analysing process only (costly to pickle)
     masks: str | None = None  # `--show-masks` text, from the analyses the checks ran on
+    analyses: list | None = None  # the FunctionAnalyses (in the analysing process only; the server's hover)
 
     @property
     def failed(self) -> bool:
@@ -243,7 +244,7 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     result = FileResult(path, text=text)
     try:
         module = result.module = parse_text(text, path, options)
-        analyses = analyse(module, options)
+        analyses = result.analyses = analyse(module, options)
         masks = _format_masks(analyses) if options.show_masks else None  # before the checks' notes
         result.findings = check(module, analyses, resolve_targets(module, options), options)
         result.diagnostics.extend(module.diagnostics + analysis_notes(module, analyses))
@@ -310,7 +311,7 @@ def _lint_one(path: str, options: Options) -> FileResult:
     except Exception as e:  # a bug in an analysis must not take the whole run down
         r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
                                                      f"internal error while analysing: {type(e).__name__}: {e}")])
-    r.module = None
+    r.module = r.analyses = None
     return r
 
 

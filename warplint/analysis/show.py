@@ -2,6 +2,9 @@
 its membermask, and the branches that made the lanes diverge."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ..ir import Loc
 from .lanes import LaneSet, definite_bits, describe, lane_ranges
 
 
@@ -29,22 +32,42 @@ def _entries(fa):
         yield bar.instr, bar.block, bar.active, False
 
 
+@dataclass
+class MaskEntry:
+    """One warp primitive or barrier as `--show-masks` (and the language server's hover) shows it."""
+    loc: Loc
+    name: str
+    active: str
+    member: str | None  # None: the instruction has no membermask
+    diverged: list  # Steps: the branches that made the lanes diverge
+
+
+def mask_entries(fa) -> list[MaskEntry]:
+    """The warp primitives and barriers of one FunctionAnalysis, in source order."""
+    out = []
+    for ins, block, active, member in sorted(_entries(fa), key=lambda e: (e[0].loc.line, e[0].loc.col)):
+        out.append(MaskEntry(ins.loc, ins.text if ins.text.startswith('__') else ins.opcode,
+                             mask_summary(active, fa.lits)["text"],
+                             None if member is False else mask_summary(member, fa.lits)["text"],
+                             list(fa.why(block))))
+    return out
+
+
 def format_masks(analyses) -> str:
     """The masks of the analysed functions ([FunctionAnalysis], as the checks see them)."""
     out = []
     for fa in analyses:
         fn = fa.function
         out.append(f"{'kernel' if fn.is_kernel else 'function'} {fn.display_name or fn.name}:")
-        entries = sorted(_entries(fa), key=lambda e: (e[0].loc.line, e[0].loc.col))
+        entries = mask_entries(fa)
         if not entries:
             out.append("  (no warp primitives or barriers)")
-        for ins, block, active, member in entries:
-            out.append(f"  {ins.loc}: {ins.text if ins.text.startswith('__') else ins.opcode}")
-            a = mask_summary(active, fa.lits)
-            out.append(f"    active: {a['text']}")
-            if member is not False:
-                out.append(f"    member: {mask_summary(member, fa.lits)['text']}")
-            for step in fa.why(block):
+        for e in entries:
+            out.append(f"  {e.loc}: {e.name}")
+            out.append(f"    active: {e.active}")
+            if e.member is not None:
+                out.append(f"    member: {e.member}")
+            for step in e.diverged:
                 out.append(f"    diverged at {step.loc}: {step.message}")
         for note in fa.notes:
             out.append(f"  note: {note}")
