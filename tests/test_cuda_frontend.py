@@ -480,14 +480,14 @@ if given is not None:
                 pass
 
 
-def test_member_functions_are_notes_and_constructor_init():
+def test_member_functions_are_functions_and_constructor_init():
     m = parse("""struct W { __device__ int lane() const { return threadIdx.x & 31; } };
 __device__ void f(int x) {}
 __device__ int g(int x) { return x; }
 __global__ void k(int *a) { half2 v(1.f, 2.f); f(1); g(2); a[0] = g(3); }""")
-    assert [d.message for d in m.diagnostics] == [
-        "function 'lane' not analysed: member functions of classes are not supported"]
-    assert (m.diagnostics[0].loc.line, m.diagnostics[0].loc.col) == (1, 27)
+    assert not m.diagnostics
+    lane = fn(m, "W::lane")
+    assert (lane.name, lane.params, (lane.loc.line, lane.loc.col)) == ("W__lane", ["this"], (1, 27))
     calls = instrs(fn(m, "k"), "call")
     assert [(c.srcs[0].name, len(c.dests)) for c in calls] == [("__ctor", 1), ("f", 0), ("g", 0), ("g", 1)]
 
@@ -618,3 +618,50 @@ def test_inline_asm_renames_its_own_registers_through_the_one_operand_renaming()
     assert movs and movs[0].dests[0].name.startswith("%t") and movs[0].dests[0].name != "%t"
     guarded = [i for i in instrs(f) if i.guard]
     assert guarded and guarded[-1].guard[0].startswith("%pl") and guarded[-1].guard[0] != "%pl"
+
+
+# -- the C++ layer (cxx.py) ------------------------------------------------------------------
+def desugared(src: str) -> str:
+    from warplint.frontends.cuda.cxx import desugar
+    from warplint.frontends.cuda.preprocess import preprocess
+    toks, _ = preprocess(src, "k.cu", {}, [], None)
+    return " ".join(t.text for t in desugar(toks, set())[0])
+
+
+@pytest.mark.parametrize("src, want", [
+    ("typedef int I; void f() { x = I(y) + float(z) + I(); }",
+     "typedef int I ; void f ( ) { x = ( I ) ( y ) + ( float ) ( z ) + ( I ) ( 0 ) ; }"),
+    ("void f() { int a(b); int c{d}; int e{}; T g(h, i); if (a and not c) {} }",
+     "void f ( ) { int a = b ; int c = { d } ; int e = 0 ; T g = __ctor ( h , i ) ; if ( a && ! c ) { } }"),
+    ("void f(int &o, const int &i, float (&a)[4]) { int &r = o; int &s = a[0]; r = s; }",
+     "void f ( int _Alignas ( 7020 ) o , const int i , float ( a ) [ 4 ] ) { ; int * s = & ( a [ 0 ] ) ; "
+     "o = ( * s ) ; }"),
+    ("namespace d { int l() { return 0; } int m() { return l(); } } int n() { return d::l() + std::max(1, 2); }",
+     "namespace d { int d__l ( ) { return 0 ; } int d__m ( ) { return d__l ( ) ; } } "
+     "int n ( ) { return d__l ( ) + std :: max ( 1 , 2 ) ; }"),
+    ("struct S { int a; S(int x) : a(x) {} int get() const { return a; } static int two() { return 2; } };",
+     "struct S { int a ; } ; void S__S ( struct S * this , int x ) { this -> a = x ; } "
+     "int S__get ( struct S * this ) { return this -> a ; } static int S__two ( ) { return 2 ; }"),
+])
+def test_cxx_layer_desugars_to_c_with_the_same_meaning(src, want):
+    assert desugared(src) == want
+
+
+def test_cxx_layer_leaves_what_does_not_parse_and_keeps_locations():
+    src = "void f() { x = I(y) @@ ; }\nvoid g() { float v = float(w); }"
+    assert "( float ) ( w )" in desugared(src)
+    from warplint.frontends.cuda.cxx import desugar
+    from warplint.frontends.cuda.preprocess import preprocess
+    toks, _ = preprocess("void g() {\n  float v = float(w);\n}", "k.cu", {}, [], None)
+    out = desugar(toks, set())[0]
+    assert [(t.text, t.line, t.col) for t in out[8:14]] == [
+        ("(", 2, 13), ("float", 2, 13), (")", 2, 13), ("(", 2, 13), ("w", 2, 19), (")", 2, 13)]
+
+
+def test_reference_out_parameter_is_copied_back_to_the_caller():
+    m = parse("""__device__ void get(int &x, int y) { x = y + 1; }
+__device__ int put(int &x) { x = 2; return 3; }
+__global__ void k(int *a) { int v; get(v, 1); a[0] = v; a[1] = put(a[2]); }""")
+    assert fn(m, "get").ret_params == ["x"] and fn(m, "put").ret_params == ["x", "$ret"]
+    calls = instrs(fn(m, "k"), "call")
+    assert [len(c.dests) for c in calls] == [1, 2]

@@ -51,6 +51,14 @@ def alternative_tokens(toks: list[Tok]) -> list[Tok]:
             else t for t in toks]
 
 
+def _separator(prev: Tok, t: Tok) -> bytes:
+    """What stands between two tokens in the parser's text: nothing where they touched in the
+    source (`operator()` is one name to the grammar), else a space or a line break."""
+    if (t.line, t.path) != (prev.line, prev.path):
+        return b"\n"
+    return b"" if t.col == prev.col + len(prev.text) else b" "
+
+
 class Source:
     """The tokens as text for the parser, and the way back from byte offsets to tokens."""
 
@@ -61,7 +69,7 @@ class Source:
         pos = 0
         prev = None
         for t in toks:
-            sep = b"" if prev is None else (b"\n" if (t.line, t.path) != (prev.line, prev.path) else b" ")
+            sep = b"" if prev is None else _separator(prev, t)
             pos += len(sep)
             b = t.text.encode("utf-8", "surrogateescape")
             parts.append(sep + b)
@@ -94,7 +102,7 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     layer = _Layer(src, typenames)
     layer.collect(tree.root_node)
     try:
-        out = layer.render(0, len(toks))
+        out = layer.items(tree.root_node)
     except RecursionError:
         return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
     return out, Facts(layer.ref_params, layer.display, layer.notes)
@@ -159,6 +167,9 @@ class _Layer:
         self.functions: set[tuple[str, ...]] = set()  # qualified names of the functions in namespaces
         self.alias: dict[int, object] = {}  # token index of a use of a local reference -> its declaration
         self.local_refs: dict[int, str] = {}  # id of a local reference's init_declarator -> "alias"/"pointer"
+        self.fixed: dict[int, object] = {}  # node id -> its handler (class members, decided per class)
+        self.pending: list[Tok] = []  # member functions taken out of a class, for after its item
+        self.classes: dict[str, _Class] = {}  # classes whose members are functions now
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
@@ -166,6 +177,9 @@ class _Layer:
         the nodes to rewrite (none inside a part the parser could not read)."""
         for n in _walk(root):
             self._names(n)
+        for n in _walk(root):
+            if n.type in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None:
+                _Class(self, n).plan()
         for n in _walk(root):
             if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None \
                     and d.type == "reference_declarator":
@@ -180,6 +194,14 @@ class _Layer:
                     self.edits.setdefault(a, []).append(n)
             stack.extend((c, in_error) for c in reversed(n.children))
         self.starts = sorted(self.edits)
+
+    def inside_class(self, n) -> bool:
+        p = n.parent
+        while p is not None:
+            if p.type in ("field_declaration_list", "compound_statement"):
+                return True
+            p = p.parent
+        return False
 
     def _names(self, n) -> None:
         t = n.type
@@ -249,9 +271,11 @@ class _Layer:
             self.alias[self.src.span(m)[0]] = (kind, name, value)
 
     def _is_target(self, n) -> bool:
+        if n.id in self.fixed:
+            return True
         t = n.type
         if t == "call_expression":
-            return self._cast_type(n) is not None
+            return self._cast_type(n) is not None or self._method_call(n) is not None
         if t == "init_declarator":
             v = n.child_by_field_name("value")
             return v is not None and v.type in ("argument_list", "initializer_list") or n.id in self.local_refs
@@ -283,7 +307,8 @@ class _Layer:
                     continue
                 self.active.add(node.id)
                 try:
-                    new = getattr(self, "r_" + node.type)(node)
+                    fixed = self.fixed.get(node.id)
+                    new = fixed(node) if fixed is not None else getattr(self, "r_" + node.type)(node)
                 finally:
                     self.active.discard(node.id)
                 if new is not None:
@@ -292,6 +317,31 @@ class _Layer:
                     i = e
                     break
         out.extend(toks[i:b])
+        return out
+
+    def items(self, container) -> list[Tok]:
+        """The top-level items of a file or namespace, each followed by the member functions
+        taken out of the classes it defines."""
+        toks = self.src.toks
+        a, b = self.src.span(container)
+        out: list[Tok] = []
+        i = a
+        for c in container.children:
+            ca, cb = self.src.span(c)
+            if ca < i or cb <= ca:
+                continue
+            if self.pending and c.type != ";":
+                out.extend(self.pending)
+                self.pending = []
+            out.extend(toks[i:ca])
+            if c.type in ("namespace_definition", "linkage_specification", "declaration_list"):
+                out.extend(self.items(c))
+            else:
+                out.extend(self.render(ca, cb))
+            i = cb
+        out.extend(toks[i:b])
+        out.extend(self.pending)
+        self.pending = []
         return out
 
     def node(self, n) -> list[Tok]:
@@ -312,12 +362,82 @@ class _Layer:
         return None
 
     def r_call_expression(self, n):
+        method = self._method_call(n)
+        if method is not None:
+            return self._call_method(n, *method)
         ty = self._cast_type(n)
         t = self.tok(ty)
         args = n.child_by_field_name("arguments")
         value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
         return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), _new(t, "op", "("), *value,
                 _new(t, "op", ")")]
+
+    # -- calls of members from outside the class ---------------------------------------------
+    def _method_call(self, call):
+        """(class, member, object node, object is a pointer) for `o.f(a)`, `p->f(a)`, `o(a)`,
+        with `o` declared in the function as an object of a class whose members are functions."""
+        if not self.classes:
+            return None
+        f = call.child_by_field_name("function")
+        if f is None:
+            return None
+        if f.type == "field_expression":
+            obj = f.child_by_field_name("argument")
+            field = f.child_by_field_name("field")
+            member = _text(field) if field is not None else None
+        elif f.type == "identifier":
+            obj, member = f, "call"
+        else:
+            return None
+        if obj is None or obj.type != "identifier":
+            return None
+        declared = self._declared_class(obj)
+        if declared is None:
+            return None
+        cls, pointer = declared
+        if member not in cls.methods or cls.methods[member]:
+            return None
+        arrow = f.type == "field_expression" and any(c.type == "->" for c in f.children)
+        if arrow != pointer:
+            return None
+        return cls, member, obj, pointer
+
+    def _declared_class(self, ident):
+        """(class, declared as a pointer) of the variable `ident` names, from its declaration in
+        the enclosing function (parameter or local before it); None when not one of ours."""
+        x = _text(ident)
+        fn = ident.parent
+        while fn is not None and fn.type != "function_definition":
+            fn = fn.parent
+        if fn is None:
+            return None
+        found = None
+        for d in _walk(fn):
+            if d.start_byte >= ident.start_byte:
+                break
+            if d.type not in ("parameter_declaration", "declaration"):
+                continue
+            ty = d.child_by_field_name("type")
+            if ty is not None and ty.type == "template_type":
+                ty = ty.child_by_field_name("name")
+            if ty is None or ty.type != "type_identifier" or _text(ty) not in self.classes:
+                continue
+            for decl in d.children_by_field_name("declarator"):
+                target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+                name = _declarator_name(target)
+                if name is not None and _text(name) == x:
+                    found = (self.classes[_text(ty)], target.type == "pointer_declarator")
+        return found
+
+    def _call_method(self, call, cls, member, obj, pointer):
+        """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`."""
+        args = call.child_by_field_name("arguments")
+        t = self.tok(call.child_by_field_name("function"))
+        a, b = self.src.span(args)
+        inner = self.render(a + 1, b - 1)
+        this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
+        return [t.copy(text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
+                *inner, self.src.toks[b - 1]]
 
     def r_init_declarator(self, n):
         d = n.child_by_field_name("declarator")
@@ -453,6 +573,196 @@ class _Layer:
         q = self._resolve(n, tuple(parts))
         if q is not None:
             return [t.copy(text=mangle(q))]
-        if n.child_by_field_name("scope").type == "template_type":
+        scope = n.child_by_field_name("scope")
+        if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
         return None
+
+
+_OPERATORS = {"()": "call", "[]": "index", "+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem",
+              "==": "eq", "!=": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "assign",
+              "+=": "add_assign", "-=": "sub_assign", "*=": "mul_assign", "/=": "div_assign", "&": "and",
+              "|": "or", "^": "xor", "<<": "shl", ">>": "shr", "!": "not", "~": "compl", "++": "inc",
+              "--": "dec", "->": "arrow"}
+
+
+def _member_name(d) -> str | None:
+    """The C name part of a member function's declarator name: `f`, `S` (constructor), `dtor`,
+    `call` (operator()), ... ; None for a conversion operator or anything else."""
+    if d.type in ("identifier", "field_identifier"):
+        return _text(d)
+    if d.type == "destructor_name":
+        return "dtor"
+    if d.type == "operator_name":
+        op = _text(d)[len("operator"):].replace(" ", "")
+        return _OPERATORS.get(op)
+    return None
+
+
+class _Class:
+    """Members as functions with an object parameter: each member function of class `S` leaves
+    the class and follows it as `S__f(struct S *this, ...)` (a static one without `this`); in its
+    body a field `x` is `this->x` and a member call `g(a)` is `S__g(this, a)`.  Declarations the
+    C subset does not allow in a struct (access specifiers, member prototypes, static data,
+    friends, static_assert) leave it too."""
+
+    def __init__(self, layer: _Layer, spec):
+        self.layer = layer
+        self.spec = spec
+        name = spec.child_by_field_name("name")
+        self.name = _text(name) if name is not None and name.type == "type_identifier" else None
+        self.body = spec.child_by_field_name("body")
+        self.fields: set[str] = set()
+        self.methods: dict[str, bool] = {}  # name -> static
+
+    def plan(self) -> None:
+        if self.name is None or self.layer.inside_class(self.spec):
+            return
+        if self.body.has_error:
+            return  # the class stays as it is (and gets a note if it holds device code)
+        members = []
+        drop = []
+        for c in self.body.named_children:
+            fd = c.named_children[-1] if c.type == "template_declaration" and c.named_child_count else c
+            if fd.type == "function_definition":
+                d = _function_declarator(fd)
+                name = _member_name(_declarator_name(d)) if d is not None else None
+                if name is None:  # a conversion operator (shared-memory wrappers: rewrite.py knows them)
+                    return
+                members.append((c, fd, d, name))
+                self.methods[name] = _has_storage(fd, "static")
+            elif c.type == "field_declaration":
+                if _function_declarator(c) is not None or _has_storage(c, "static"):
+                    drop.append(c)
+                else:
+                    self.fields.update(_text(x) for x in _walk(c) if x.type == "field_identifier")
+            elif c.type in ("access_specifier", "friend_declaration", "static_assert_declaration",
+                            "using_declaration", "alias_declaration", "type_definition", "declaration",
+                            "template_declaration"):
+                drop.append(c)
+        if not members and not drop:
+            return
+        self.layer.classes[self.name] = self
+        for c in drop:
+            self.layer.fixed[c.id] = self.remove
+        for c, fd, d, name in members:
+            self.prepare(fd, d, name)
+            self.layer.fixed[c.id] = self.hoist
+        # `public:`: the colon after the access specifier goes with it
+        for c in self.body.children:
+            if c.type == ":" and c.prev_sibling is not None and c.prev_sibling.type == "access_specifier":
+                self.layer.fixed[c.id] = self.remove
+
+    def remove(self, n):
+        return []
+
+    def mangled(self, name: str) -> str:
+        return mangle((self.name, name))
+
+    def hoist(self, item):
+        """The member function leaves the class (nothing here) and follows its item."""
+        lay = self.layer
+        lay.pending.extend(lay.render(*lay.src.span(item)))
+        return []
+
+    def prepare(self, fd, d, name) -> None:
+        """How the parts of member function `fd` are rewritten when it is taken out."""
+        lay = self.layer
+        static = self.methods[name]
+        fn_name = _declarator_name(d)
+        params = d.child_by_field_name("parameters")
+        mangled = self.mangled(name)
+        lay.display[mangled] = f"{self.name}::{_text(fn_name)}"
+        t = lay.tok(fn_name)
+        ctor = name == self.name or name == "dtor"
+        lay.fixed[fn_name.id] = lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)]
+        if not static and params is not None:
+            lay.fixed[params.id] = lambda n: self.object_parameter(n)
+        for q in d.children:
+            if q.type == "type_qualifier":  # `) const`
+                lay.fixed[q.id] = self.remove
+        inits = [c for c in fd.children if c.type == "field_initializer_list"]
+        body = fd.child_by_field_name("body")
+        for c in inits:
+            lay.fixed[c.id] = self.remove
+        if inits and body is not None and body.type == "compound_statement":
+            lay.fixed[body.id] = lambda n: self.constructor_body(n, inits[0])
+        self.member_uses(fd, static)
+
+    def object_parameter(self, params):
+        lay = self.layer
+        a, b = lay.src.span(params)
+        t = lay.src.toks[a]
+        this = [_new(t, "id", "struct"), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
+        inner = lay.render(a + 1, b - 1)
+        if [x.text for x in inner] == ["void"]:
+            inner = []
+        return [lay.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []), *inner, lay.src.toks[b - 1]]
+
+    def constructor_body(self, body, inits):
+        """`S(int x) : a(x) { ... }` -> `{ this->a = x; ... }`."""
+        lay = self.layer
+        a, b = lay.src.span(body)
+        out = [lay.src.toks[a]]
+        for fi in inits.named_children:
+            f = fi.named_children[0] if fi.named_child_count else None
+            args = fi.named_children[1] if fi.named_child_count > 1 else None
+            if f is None or f.type != "field_identifier" or args is None or args.named_child_count != 1:
+                continue
+            t = lay.tok(f)
+            out += [_new(t, "id", "this"), _new(t, "op", "->"), t, _new(t, "op", "="),
+                    *lay.node(args.named_children[0]), _new(t, "op", ";")]
+        return out + lay.render(a + 1, b)
+
+    def member_uses(self, fd, static) -> None:
+        """Fields and member calls named without `this->` in a member function's body."""
+        lay = self.layer
+        body = fd.child_by_field_name("body")
+        if body is None:
+            return
+        declared = {_text(x) for x in _walk(fd) if x.type == "identifier" and x.parent is not None and (
+            x.parent.type in ("init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
+                              "array_declarator", "reference_declarator", "optional_parameter_declaration"))}
+        for n in _walk(body):
+            if n.type != "identifier":
+                continue
+            x = _text(n)
+            p = n.parent
+            if x in declared:
+                continue
+            if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
+                    and x in self.methods:
+                if self.methods[x] or static:
+                    lay.fixed[n.id] = lambda m, x=x: [lay.tok(m).copy(text=self.mangled(x))]
+                else:
+                    lay.fixed[p.id] = lambda m, x=x: self.member_call(m, x)
+            elif x in self.fields and not static:
+                lay.fixed[n.id] = lambda m: self.this_field(m)
+
+    def this_field(self, n):
+        t = self.layer.tok(n)
+        return [_new(t, "id", "this"), _new(t, "op", "->"), t]
+
+    def member_call(self, call, x):
+        """`g(a)` -> `S__g(this, a)`."""
+        lay = self.layer
+        f = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        t = lay.tok(f)
+        a, b = lay.src.span(args)
+        inner = lay.render(a + 1, b - 1)
+        return [t.copy(text=self.mangled(x)), lay.src.toks[a], _new(t, "id", "this"),
+                *([_new(t, "op", ",")] if inner else []), *inner, lay.src.toks[b - 1]]
+
+
+def _function_declarator(n):
+    """The function declarator of a definition or member declaration, through pointers/references."""
+    d = n.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator") or next(
+            (c for c in d.named_children if c.type.endswith("declarator")), None)
+    return d
+
+
+def _has_storage(n, word: str) -> bool:
+    return any(c.type == "storage_class_specifier" and _text(c) == word for c in n.children)
