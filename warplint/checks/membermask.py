@@ -8,6 +8,7 @@ from ..analysis.arrival import divergences
 from ..analysis.lanes import FULL_SET, compare
 from ..analysis.values import MaskV, Pred
 from ..findings import Step
+from ..ir import Reg
 from ..messages import (ActivemaskAsMembermask, LaneNotInMembermask, LegacyActiveMaskBallot,
                         MembermaskLanesNeverArrive, PreVoltaMaskMismatch, instr_name)
 from . import Context, rule
@@ -120,7 +121,7 @@ def activemask_misuse(ctx: Context) -> None:
         ins = op.instr
         mv = op.member_value
         if op.sync and op.kind in ("vote", "match", "redux") and isinstance(mv, MaskV) \
-                and mv.origin == "activemask":
+                and mv.origin == "activemask" and not _aggregates(ctx.analysis, ins):
             line = mv.loc.line if mv.loc is not None else None
             ctx.report(ins, ActivemaskAsMembermask(_name(op), line), certainty="possible",
                        details=["compute the participating lanes with __ballot_sync(<mask of the enclosing "
@@ -133,3 +134,36 @@ def activemask_misuse(ctx: Context) -> None:
                 ctx.report(ins, LegacyActiveMaskBallot(),
                            details=["__activemask() is not a synchronisation point; if the code needs "
                                     "converged lanes, use __ballot_sync with an explicit mask"])
+
+
+_MASK_KEEPING = ("mov", "and", "cvt")  # the result is still a subset of the group's lanes
+_LEADER = ("ffs", "bfind", "clz", "brev")  # lowest / highest set lane of the group
+_COUNT = ("popc",)
+
+
+def _aggregates(fa, ins) -> bool:
+    """The warp-aggregated atomic: a ballot (`__ballot_sync(__activemask(), p)`) or
+    `__match_any_sync(__activemask(), key)` whose group mask is only counted (`__popc`), used
+    to elect the group's leader (lowest set lane, `__ffs`), or as the membermask of a shuffle.
+    Each group of converged lanes then does its own share: right for any subset of the lanes."""
+    if not ins.dests or not isinstance(ins.dests[0], Reg) or not ("ballot" in ins.mods or "any" in ins.mods):
+        return False
+    group = {ins.dests[0].name}
+    leader = False
+    body = [i for b in fa.cfg.rpo() for i in fa.cfg.blocks[b].instrs]
+    for _ in range(2):  # a value copied to a variable before its uses (loops: one more pass)
+        for use in body:
+            if use is ins:
+                continue
+            read = [k for k, o in enumerate(use.srcs) if isinstance(o, Reg) and o.name in group]
+            if not read:
+                continue
+            if use.op in _MASK_KEEPING and use.dests and isinstance(use.dests[0], Reg):
+                group.add(use.dests[0].name)
+            elif use.op in _LEADER:
+                leader = True
+            elif use.op in _COUNT or (use.op == "shfl" and read == [len(use.srcs) - 1]):
+                continue
+            else:
+                return False  # stored, compared, or a vote of its own: needs that particular set
+    return leader

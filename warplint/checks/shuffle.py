@@ -1,9 +1,11 @@
 """Shuffle rules: WL005 (source lane invalid), WL006 (width / c operand invalid)."""
 from __future__ import annotations
 
+from itertools import product
+
 from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lane
-from ..analysis.lanes import definite_bits
+from ..analysis.lanes import MAX_VARS, definite_bits
 from ..analysis.values import Aff
 from ..messages import ShflClampInvalid, ShflSegmentMaskInvalid, ShuffleSourceInvalid, ShuffleWidthInvalid
 from . import Context, rule
@@ -60,6 +62,7 @@ def shfl_source_invalid(ctx: Context) -> None:
             continue
         mv = op.member_value
         if op.member is not None and op.member.exact is None:
+            _check_symbolic_mask(ctx, op, b, c)
             continue
         if op.member is None and mv is not None and not (isinstance(mv, Aff) and mv.exact):
             continue
@@ -112,3 +115,47 @@ def shfl_source_invalid(ctx: Context) -> None:
                        details=[f"active lanes: {ctx.describe(op.active)}",
                                 f"membermask: {ctx.describe(op.member) if op.member is not None else 'none'}"],
                        block=op.block)
+
+
+def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
+    """A membermask that depends on conditions (`__activemask()` or a ballot under `if (i < n)`):
+    a lane may read a source lane outside the mask when some valuation of the conditions puts the
+    reader in the mask and its source out of it (the tail warp of `i < n`)."""
+    fa = ctx.analysis
+    readers = sources = 0
+    for lane in range(32):
+        if not op.active.possible_bits >> lane & 1:
+            continue
+        j, ok = source_lane(op.instr.mods, lane, b.off[lane], c)
+        if ok and 0 <= j < 32 and j != lane and _may_be_outside(op, lane, j, fa.lits):
+            readers |= 1 << lane
+            sources |= 1 << j
+    if readers:
+        ctx.report(op.instr, ShuffleSourceInvalid(readers, sources, ("not in the membermask",), False),
+                   certainty="possible",
+                   details=[f"active lanes: {ctx.describe(op.active)}",
+                            f"membermask: {ctx.describe(op.member)}"],
+                   block=op.block)
+
+
+def _may_be_outside(op, lane: int, j: int, lits) -> bool:
+    """Can `lane` run `op` in its membermask while lane `j` is not in it?  A warp-uniform
+    condition has one value for both lanes; a per-lane condition may differ between them.
+    Past MAX_VARS conditions: no (nothing is reported)."""
+    def key(x, who):
+        return abs(x) if lits[x].kind == "uniform" else (abs(x), who)
+
+    reader = [(op.active.lane_formula(lane), "r"), (op.member.lane_formula(lane), "r")]
+    source = op.member.lane_formula(j)
+    keys = sorted({key(x, who) for f, who in reader for cube in f for x in cube}
+                  | {key(x, "s") for cube in source for x in cube}, key=str)
+    if len(keys) > MAX_VARS:
+        return False
+
+    def holds(formula, who, val) -> bool:
+        return any(all(val[key(x, who)] == (x > 0) for x in cube) for cube in formula)
+    for values in product((False, True), repeat=len(keys)):
+        val = dict(zip(keys, values))
+        if all(holds(f, who, val) for f, who in reader) and not holds(source, "s", val):
+            return True
+    return False
