@@ -190,11 +190,25 @@ def test_configuration_error_is_a_diagnostic(session, project):
     assert d.range.start == lsp.Position(line=0, character=0)
 
 
-def test_excluded_files_get_no_diagnostics(session, project):
+def test_excluded_and_foreign_files_get_no_diagnostics(session, project):
     sub = project / "vendor"
     sub.mkdir()
     (sub / "warplint.toml").write_text('exclude = ["skip/**"]\n')
     uri = session.open(sub / "skip" / "a.cu", LEGACY_VOTE)
+    assert session.diagnostics(uri) == []
+    uri = session.open(project / "notes.txt", LEGACY_VOTE, language="plaintext")
+    assert session.diagnostics(uri) == []
+    uri = session.open(project / "host.cpp", LEGACY_VOTE, language="cpp")  # Helix sends .cu and .cpp as cpp
+    assert session.diagnostics(uri) == []
+
+
+def test_headers_the_project_lints(session, project):
+    sub = project / "with_h"
+    sub.mkdir()
+    (sub / "warplint.toml").write_text('extensions = [".cu", ".cuh", ".h"]\n')
+    uri = session.open(sub / "warp.h", LEGACY_VOTE.replace("__global__", "__device__"), language="cpp")
+    assert codes(session.diagnostics(uri)) == ["WL001"]
+    uri = session.open(sub / "warp.hpp", LEGACY_VOTE, language="cpp")  # not in this project's extensions
     assert session.diagnostics(uri) == []
 
 

@@ -35,12 +35,14 @@ def options_for(cfg):
     return options
 
 
-def excluded(path: str, cfg) -> bool:
-    """Does the project's configuration `exclude` this file (as for a file named on the
-    command line)?"""
+def excluded(path: str, cfg, options) -> bool:
+    """Does the project leave this file out?  Its configuration's extensions (what the CLI's
+    directory walk picks up) and `exclude` (as for a file named on the command line) decide."""
+    from ..languages import is_lintable
     from ..walk import any_match
     rel = os.path.relpath(os.path.abspath(path), cfg.root).replace(os.sep, "/")
-    return not rel.startswith("..") and any_match(cfg.exclude, rel)
+    return not is_lintable(os.path.basename(path), options.extensions) or (
+        not rel.startswith("..") and any_match(cfg.exclude, rel))
 
 
 def lint_document(path: str, text: str) -> Linted | None:
@@ -52,7 +54,7 @@ def lint_document(path: str, text: str) -> Linted | None:
     try:
         cfg = discover(path)
         options = options_for(cfg)
-        return None if excluded(path, cfg) else _lint(path, text, cfg, options)
+        return None if excluded(path, cfg, options) else _lint(path, text, cfg, options)
     except UsageError as e:
         return Linted(path, text, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"configuration: {e}")])
     except Exception as e:  # a bug in an analysis must not take the server down
