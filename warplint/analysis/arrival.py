@@ -12,6 +12,7 @@ from typing import Callable
 
 from ..cfg import EXIT
 from ..ir import Instr
+from .calls import is_pure
 from .divergence import FunctionAnalysis
 from .lanes import FULL_SET, LaneSet
 
@@ -31,10 +32,15 @@ class Divergence:
 
 
 def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], bool],
-                kernel: bool) -> list[Divergence]:
+                kernel: bool, released_on_exit: bool = False) -> list[Divergence]:
     """The divergent branches `block` depends on, and where their other lanes go.  Past
     MAX_DIVERGENCES branches the walk stops: the next one is taken as "mixed" (some lanes
-    may skip), an over-approximation, with a note."""
+    may skip), an over-approximation, with a note.
+
+    `released_on_exit` (block barriers on sm_70+): lanes that run to the kernel's end without
+    reaching another block barrier exit, and a barrier held up only by exiting threads is
+    released (spec/exit-and-barriers.md), so they count as "exit" even when they store or vote
+    on the way.  Otherwise only lanes that exit at once, doing nothing observable, do."""
     out = []
     for x, s in fa.control_deps(block):
         cond = fa.edge_cond.get((x, s))
@@ -46,7 +52,7 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
                 fa.notes.append(BOUND_NOTE)
             out.append(Divergence(x, s, others, "mixed", cond))
             return out
-        fate = _fate(fa, x, others, block, matches, kernel)
+        fate = _fate(fa, x, others, block, matches, kernel, released_on_exit)
         out.append(Divergence(x, s, others, fate, cond))
     return out
 
@@ -74,9 +80,56 @@ def _exits_at_once(cfg, start: int, target: int) -> bool:
     return True
 
 
+def is_block_barrier(ins: Instr) -> bool:
+    """bar.sync / barrier.sync / bar.red / bar.arrive (with or without a thread count), not
+    bar.warp.sync."""
+    return ins.op in ("bar", "barrier") and "warp" not in ins.mods
+
+
+def _may_hold_barrier(ins: Instr) -> bool:
+    return is_block_barrier(ins) or (ins.op == "call" and not is_pure(ins))  # an opaque callee may
+
+
+def _polls(ins: Instr) -> bool:
+    """A load that sees other threads' writes while it runs: what a wait loop spins on."""
+    if ins.op == "atom":  # a lock or flag: compare-and-swap, exchange, or an acquiring atomic
+        return any(m in ins.mods for m in ("cas", "exch", "acquire", "acq_rel"))
+    return ins.op in ("ld", "ldu") and any(m in ins.mods for m in ("volatile", "acquire", "relaxed"))
+
+
+def _runs_to_exit(cfg, start: int, target: int) -> bool:
+    """Do all paths from `start` reach the kernel's end without a block barrier (or an opaque
+    call, which may hold one), without coming back to `target`, and without spinning in a
+    loop that polls memory (waiting for the others)?  Threads on such paths exit."""
+    seen, stack = set(), [start]
+    while stack:
+        b = stack.pop()
+        if b == EXIT or b in seen:
+            continue
+        if b == target or len(seen) > MAX_VISIT:
+            return False
+        seen.add(b)
+        if any(_may_hold_barrier(i) for i in cfg.blocks[b].instrs):
+            return False
+        stack.extend(cfg.succs(b))
+    return not _spins(cfg, seen)
+
+
+def _spins(cfg, blocks: set[int]) -> bool:
+    """Is one of `blocks` in a loop that polls memory?"""
+    return any(body & blocks and any(_polls(i) for x in body for i in cfg.blocks[x].instrs)
+               for body in cfg.loops.values())
+
+
 def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
-          matches: Callable[[Instr], bool], kernel: bool) -> str:
+          matches: Callable[[Instr], bool], kernel: bool, released_on_exit: bool) -> str:
     cfg = fa.cfg
+
+    def exits_from(b: int) -> bool:
+        if not kernel:
+            return False
+        return _runs_to_exit(cfg, b, target) if released_on_exit else _exits_at_once(cfg, b, target)
+
     stop = cfg.ipdom.get(x, EXIT)
     outcomes = set()
     seen = set()
@@ -97,10 +150,13 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
             outcomes.add("arrive")
             continue
         if b == stop:
-            outcomes.add("exit" if kernel and _exits_at_once(cfg, b, target) else "skip")
+            outcomes.add("exit" if exits_from(b) else "skip")
             continue
         block = cfg.blocks[b]
         hit = next((i for i in block.instrs if matches(i)), None)
+        if released_on_exit and hit is None and any(_may_hold_barrier(i) for i in block.instrs):
+            outcomes.add("skip")  # alive, at another barrier
+            continue
         if hit is not None and hit.guard is None:
             outcomes.add("arrive")
             continue
@@ -109,6 +165,8 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
         stack.extend(cfg.succs(b))
     if not outcomes:
         return "skip"
+    if released_on_exit and "exit" in outcomes and _spins(cfg, seen):
+        outcomes.add("skip")  # some may wait in a loop before they get to exit
     if outcomes <= {"arrive", "exit"}:
         return "arrive" if "arrive" in outcomes else "exit"
     if "unknown" in outcomes:

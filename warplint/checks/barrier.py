@@ -29,7 +29,10 @@ def barrier_divergence(ctx: Context) -> None:
             return (ins.op in ("bar", "barrier") and "warp" not in ins.mods and ins is not bar.instr
                     and _barrier_id(ins) == bid)
 
-        divs = divergences(fa, bar.block, matches, ctx.kernel)
+        # Exited threads release a barrier; before Volta a warp arrives as a whole, so a warp
+        # split at the barrier is only fine when its other lanes exit at once.
+        released = ctx.target.independent_scheduling or not lanes_missing
+        divs = divergences(fa, bar.block, matches, ctx.kernel, released_on_exit=released)
         bad = [d for d in divs if d.fate in ("skip", "mixed")]
         if not bad:
             continue
