@@ -98,8 +98,9 @@ def test_locations_relative_to_srcroot(tmp_path):
     assert loc["artifactLocation"] == {"uri": "src/k.cu", "uriBaseId": "%SRCROOT%"}
     assert loc["region"] == {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 30}
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.as_uri() + "/"
-    # a point location has no end
-    assert run["results"][1]["locations"][0]["physicalLocation"]["region"] == {"startLine": 6, "startColumn": 1}
+    # a point location covers one character: GitHub needs endLine/endColumn on every region
+    assert run["results"][1]["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 6, "startColumn": 1, "endLine": 6, "endColumn": 2}
 
 
 def test_code_flow_is_branches_then_finding(tmp_path):

@@ -93,9 +93,12 @@ def test_github(project):
     assert out[0] == ("::error file=src/k.cu,line=4,col=5,endLine=4,endColumn=30,title=WL003 lane-not-in-membermask::"
                       "lanes 16-31 execute __shfl_sync outside membermask 0x0000ffff%0Aactive lanes: all 32 lanes"
                       "%0Amembermask: lanes 0-15%0Afix: use membermask 0xffffffff")
-    assert out[1].startswith("::warning file=src/k.cu,line=9,col=1,title=WL005 shfl-source-invalid::")
-    assert out[2] == "::error file=bad.ptx,line=2,col=3,title=warplint::unexpected token"
-    assert len(out) == 3  # the suppressed finding is not annotated
+    # most severe first (GitHub shows 10 per level), then the summary as the first notice
+    assert out[1] == "::error file=bad.ptx,line=2,col=3,title=warplint::unexpected token"
+    assert out[2].startswith("::warning file=src/k.cu,line=9,col=1,title=WL005 shfl-source-invalid::")
+    assert out[3] == "::notice title=warplint summary::2 findings (1 error, 1 warning, 0 notes) in 0 files; 1 suppressed, " \
+                     "1 file could not be analysed"
+    assert len(out) == 4  # the suppressed finding is not annotated
 
 
 def test_baseline_end_to_end(project, run_cli, sarif_validator):

@@ -27,8 +27,9 @@ def load(path: str) -> set[tuple[str, str, str]]:
         raise UsageError(f"{path}: baseline is not valid JSON: {e}") from None
     except RecursionError:
         raise UsageError(f"{path}: baseline is not a SARIF log (JSON nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: not a SARIF log written by warplint")
+    if not isinstance(data, dict) or data.get("version") != "2.1.0" or not isinstance(data.get("runs"), list):
+        raise UsageError(f"{path}: not a SARIF log (expected a SARIF 2.1.0 document with 'runs', "
+                         "as written by 'warplint --format sarif')")
     keys = set()
     try:
         for run in data.get("runs", []):

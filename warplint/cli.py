@@ -33,14 +33,23 @@ def _parser():
     p.add_argument("--version", action="version", version=f"warplint {__version__}")
     p.add_argument("--explain", metavar="RULE", help="print the document of a rule (id or slug) and exit")
     out = p.add_argument_group("output")
-    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--format", choices=("text", "json", "sarif", "github", "gitlab", "junit"), default="text",
+                     help="text (default), json, sarif (code scanning), github (workflow annotations), "
+                          "gitlab (Code Quality), junit (JUnit XML)")
     out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (atomically)")
     out.add_argument("--srcroot", metavar="DIR", help="directory SARIF URIs are relative to (default: cwd)")
     out.add_argument("--fail-on", choices=SEVERITIES, default=None,
                      help="lowest severity that makes the exit status 1 (default: warning)")
     out.add_argument("--show-masks", action="store_true",
                      help="print the possible active mask and membermask of every warp primitive")
-    out.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=argparse.SUPPRESS)
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="color the text report: auto (default: on a terminal, unless NO_COLOR is set), always, never")
+    out.add_argument("--no-show-source", dest="show_source", action="store_false", default=None,
+                     help="do not print the source line under each finding (config: show-source = false)")
+    out.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of them")
+    out.add_argument("--quiet", "-q", action="store_true", help="print the findings and errors only: no summary, no notes")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even when there are findings (2 still means a tool or input error)")
     rules = p.add_argument_group("rules")
     rules.add_argument("--target", action="append", default=[], metavar="sm_XX",
                        help="target architecture(s); repeatable or comma-separated (default: the PTX "
@@ -70,7 +79,10 @@ def _parser():
     run = p.add_argument_group("run")
     run.add_argument("--config", metavar="FILE", help="configuration file (default: nearest warplint.toml "
                                                       "or pyproject.toml with [tool.warplint])")
-    run.add_argument("--jobs", "-j", type=int, metavar="N", help="parallel processes (default: all cores)")
+    run.add_argument("--jobs", "-j", type=int, metavar="N", help="parallel processes (default and 0: all cores)")
+    run.add_argument("--stdin-filename", metavar="PATH",
+                     help="with PATH '-': lint the text read from stdin as if it were this file (for editors; "
+                          "the file itself is not read)")
     run.add_argument("--timeout", type=float, metavar="SECONDS", default=DEFAULT_TIMEOUT,
                      help=f"time limit per file when several files are linted (default: {DEFAULT_TIMEOUT:g}; "
                           "0: none); a file past it gets an error, the others are analysed as usual")
@@ -208,7 +220,13 @@ def _run(argv: list[str]) -> int:
     if not args.paths:
         raise UsageError("no paths given (try: warplint .)")
     if args.jobs is not None and args.jobs < 0:
-        raise UsageError("--jobs must be a positive number")
+        raise UsageError("--jobs must be a positive number (0: all cores)")
+    if "-" in args.paths and (args.paths != ["-"] or not args.stdin_filename):
+        raise UsageError("'-' (lint stdin) takes --stdin-filename PATH and no other paths")
+    if args.stdin_filename and args.paths != ["-"]:
+        raise UsageError("--stdin-filename goes with the path '-' (lint stdin)")
+    if args.stdin_filename and (args.fix or args.diff):
+        raise UsageError("--fix and --diff do not work on stdin")
     if not args.timeout >= 0:  # also NaN
         raise UsageError("--timeout must be a number of seconds (0: no limit)")
     if args.show_masks:
@@ -217,15 +235,16 @@ def _run(argv: list[str]) -> int:
         except ImportError as e:
             _err(f"warplint: error: --show-masks is not available in this build ({e})")
             return EXIT_ERROR
-    from . import config as config_mod
-    cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.paths[0])
-    options = _build_options(args, cfg)
+    report, sources = _lint(args)
+    return _finish(args, report, sources)
 
+
+def _lint_group(args, cfg, files, diagnostics, tool_notes, stdin_text):
+    """The files of one configuration: (Report, Sources)."""
+    options = _build_options(args, cfg)
     from . import pipeline
-    files, diagnostics, tool_notes = pipeline.collect_files(
-        args.paths, cfg, gitignore=not args.no_gitignore, follow_symlinks=args.follow_symlinks)
     settings = pipeline.RunSettings(
-        jobs=args.jobs or cfg.jobs or _available_cpus(),
+        jobs=(args.jobs if args.jobs is not None else cfg.jobs) or _available_cpus(),  # 0: all cores
         timeout=args.timeout if 0 < args.timeout < float("inf") else None,
         fail_on=args.fail_on or cfg.fail_on or "warning",
         srcroot=os.path.abspath(args.srcroot) if args.srcroot else os.getcwd(),
@@ -233,8 +252,73 @@ def _run(argv: list[str]) -> int:
     if args.baseline:
         from .baseline import load as load_baseline
         settings.baseline_keys = load_baseline(args.baseline)
+    settings.stdin_text = stdin_text
+    return pipeline.lint_run(files, options, settings, diagnostics, tool_notes)
 
-    report, sources = pipeline.lint_run(files, options, settings, diagnostics, tool_notes)
+
+def _files_by_config(args):
+    """The files to lint, grouped by their configuration: the nearest warplint.toml or
+    pyproject.toml with [tool.warplint] above each file (up to its repository root), or
+    --config for all.  Returns ([(Config, files)], diagnostics, run notes)."""
+    from . import config as config_mod
+    from . import pipeline
+    walk = {"gitignore": not args.no_gitignore, "follow_symlinks": args.follow_symlinks}
+    if args.paths == ["-"]:
+        cfg = config_mod.load_config(args.config) if args.config else config_mod.discover(args.stdin_filename)
+        return [(cfg, [args.stdin_filename])], [], []
+    if args.config:
+        cfg = config_mod.load_config(args.config)
+        files, diagnostics, notes = pipeline.collect_files(args.paths, cfg, **walk)
+        return [(cfg, files)], diagnostics, notes
+    groups: dict = {}  # configuration file -> (Config, files)
+    seen: set[str] = set()
+    diagnostics, notes = [], []
+    for path in args.paths:
+        files, d, n = pipeline.collect_files([path], config_mod.discover_cached(path), **walk)
+        diagnostics += d
+        notes += [x for x in n if x not in notes]
+        for f in files:
+            if os.path.abspath(f) not in seen:
+                seen.add(os.path.abspath(f))
+                cfg = config_mod.discover_cached(f)
+                groups.setdefault(cfg.path, (cfg, []))[1].append(f)
+    if not groups:
+        cfg = config_mod.discover_cached(args.paths[0])
+        groups[cfg.path] = (cfg, [])
+    return list(groups.values()), diagnostics, notes
+
+
+def _read_stdin() -> str:
+    from .errors import UsageError
+    from .pipeline import MAX_BYTES, decode_source
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"stdin: more than {MAX_BYTES} bytes")
+    text, _ = decode_source(data, "-")
+    return text
+
+
+def _lint(args):
+    """Lint every group of files with its own configuration; one report for the run."""
+    from .fingerprint import line_hashes
+    from .report import merge_runs
+    groups, diagnostics, tool_notes = _files_by_config(args)
+    stdin_text = _read_stdin() if args.paths == ["-"] else None
+    runs = [_lint_group(args, cfg, files, diagnostics if i == 0 else [], tool_notes if i == 0 else [], stdin_text)
+            for i, (cfg, files) in enumerate(groups)]
+    report, sources = merge_runs(runs)
+    report.sources = sources
+    report.line_hashes = line_hashes(report.findings, sources)
+    show = args.show_source if args.show_source is not None else groups[0][0].show_source
+    report.show_source = show is not False
+    if args.quiet:
+        report.diagnostics = [d for d in report.diagnostics if d.severity == "error"]
+        report.tool_notes = []
+    return report, sources
+
+
+def _finish(args, report, sources) -> int:
+    from . import pipeline
     if args.format not in ("json", "sarif"):  # those carry the masks inside the document
         _print_masks(report.masks, several=len(report.files) > 1)
         report.masks = {}
@@ -244,7 +328,7 @@ def _run(argv: list[str]) -> int:
     _print_report(report, args)
     if not report.success or status_extra == EXIT_ERROR:
         return EXIT_ERROR
-    return EXIT_FINDINGS if report.failing else EXIT_OK
+    return EXIT_FINDINGS if report.failing and not args.exit_zero else EXIT_OK
 
 
 def _print_masks(masks: dict[str, str], several: bool) -> None:
@@ -276,7 +360,11 @@ def _print_report(report, args) -> None:
     color = (args.format == "text" and not args.output and
              (args.color == "always" or (args.color == "auto" and os.environ.get("NO_COLOR") is None
                                          and sys.stdout.isatty())))
-    text = render(report, args.format, color=color)
+    if args.statistics:
+        from .report.text import statistics
+        text = statistics(report)
+    else:
+        text = render(report, args.format, color=color)
     if args.output:
         from .fixer import FixError, write_output
         try:
@@ -285,7 +373,7 @@ def _print_report(report, args) -> None:
             raise UsageError(f"--output: {e}") from None
     elif not args.diff:
         sys.stdout.write(text)
-    if args.format == "text" or args.output:
+    if (args.format == "text" or args.output) and not args.quiet:
         _err(summary(report))
 
 

@@ -1,8 +1,8 @@
 """Configuration: `[tool.warplint]` in pyproject.toml or top-level keys in warplint.toml.
 
-The file is found by walking up from the first path argument (or the cwd), stopping at the
-repository root (the directory holding `.git`); a pyproject.toml without a `[tool.warplint]`
-table is passed over.  `warplint.toml` wins over pyproject.toml in
+Each file has its own: the nearest one found by walking up from the file's directory (for the
+walk of a directory argument: from that directory), stopping at the repository root (the
+directory holding `.git`); a pyproject.toml without a `[tool.warplint]` table is passed over.  `warplint.toml` wins over pyproject.toml in
 the same directory.  Relative paths in the file (include-paths) are relative to its directory;
 globs (include, exclude, per-path-ignores) match paths relative to it.  Unknown keys and wrong
 types are usage errors naming the key and the file.
@@ -17,7 +17,7 @@ from .errors import UsageError
 from .findings import SEVERITIES
 
 KEYS = ("targets", "select", "ignore", "per-path-ignores", "include", "exclude", "defines", "include-paths",
-        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs", "extensions", "macros")
+        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs", "show-source", "extensions", "macros")
 
 
 @dataclass
@@ -37,6 +37,7 @@ class Config:
     possible_severity: str | None = None
     fail_on: str | None = None
     jobs: int | None = None
+    show_source: bool | None = None  # text reports: the source line under each finding
     extensions: list[str] | None = None  # CUDA-C file extensions (None: languages.DEFAULT_EXTENSIONS)
 
 
@@ -162,6 +163,10 @@ def parse_table(table: dict, path: str, root: str) -> Config:
             c.possible_severity = _severity(v, key, where)
         elif key == "fail-on":
             c.fail_on = _severity(v, key, where)
+        elif key == "show-source":
+            if not isinstance(v, bool):
+                raise UsageError(f"{where}: 'show-source' must be true or false")
+            c.show_source = v
         elif key == "jobs":
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise UsageError(f"{where}: 'jobs' must be a positive integer")
@@ -174,10 +179,19 @@ def validate_targets(names: list[str], where: str) -> list[str]:
     out = []
     for n in names:
         try:
-            out.append(Target.parse(n).name)
+            t = Target.parse(n)
         except ValueError:
             raise UsageError(f"{where}: not a target name: {n!r} (expected e.g. sm_70)") from None
+        if t.sm not in KNOWN_ARCHITECTURES:
+            known = ", ".join(f"sm_{a}" for a in sorted(KNOWN_ARCHITECTURES) if a >= 30)
+            raise UsageError(f"{where}: unknown architecture {n!r} (known: {known})")
+        out.append(t.name)
     return out
+
+
+# compute capabilities nvcc has known (sm_XX; `a`/`f` suffixes allowed on any)
+KNOWN_ARCHITECTURES = frozenset({10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80,
+                                 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121})
 
 
 def load_config(path: str | os.PathLike) -> Config:
@@ -195,3 +209,15 @@ def discover(start: str | None = None) -> Config:
     if found is None:
         return Config(root=os.getcwd())
     return load_config(found)
+
+
+_DISCOVERED: dict[str, Config] = {}  # configuration file ("" for none) -> Config, per process
+
+
+def discover_cached(start: str) -> Config:
+    """`discover`, each configuration file read once per run."""
+    found = find_config(start)
+    key = str(found or "")
+    if key not in _DISCOVERED:
+        _DISCOVERED[key] = load_config(found) if found is not None else Config(root=os.getcwd())
+    return _DISCOVERED[key]

@@ -37,6 +37,22 @@ def fingerprints(findings, sources) -> dict[int, str]:
     return out
 
 
+def line_hashes(findings, sources) -> dict[int, str]:
+    """id(finding) -> GitHub's `primaryLocationLineHash`: a hash of the flagged line's text
+    (whitespace removed) and the occurrence of that text in the file, so a finding keeps its
+    alert when lines are added above it."""
+    out: dict[int, str] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for f in sorted(findings, key=lambda f: (f.loc.path, f.loc.line, f.loc.col, f.rule_id)):
+        text = _WS.sub("", sources.line(f.loc.path, f.loc.line))
+        h = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        k = (os.path.abspath(f.loc.path), h + f.rule_id)
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out[id(f)] = f"{h}:{n + 1}"
+    return out
+
+
 def artifact_uri(path: str, srcroot: str) -> tuple[str, str | None]:
     """(uri, uriBaseId): relative to %SRCROOT% when the file lies under it, else an absolute file URI."""
     ap = os.path.abspath(path)

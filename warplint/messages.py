@@ -78,7 +78,7 @@ class Message:
 @dataclass(frozen=True)
 class NonSyncPrimitive(Message):
     """WL001: a warp primitive without a membermask."""
-    template = "'{name}' without a membermask is {why}; use '{replacement}' with membermask {hint}"
+    template = "'{name}' without a membermask is {why}; use '{replacement}' with {hint}"
     name: str
     replacement: str
     cuda: bool  # a CUDA call (else a PTX instruction)
@@ -87,7 +87,8 @@ class NonSyncPrimitive(Message):
     mask: int | None  # the membermask the analysis proves, if any
 
     def words(self) -> dict:
-        return {"why": self._why(), "hint": f"{self.mask:#010x}" if self.mask else "the lanes that must take part"}
+        return {"why": self._why(), "hint": f"membermask {self.mask:#010x}" if self.mask
+                else "a membermask of the lanes that must take part"}
 
     def _why(self) -> str:
         if self.removed:
@@ -121,7 +122,7 @@ class UnavailableOnTarget(Message):
 @dataclass(frozen=True)
 class PreVoltaMaskMismatch(Message):
     """WL002"""
-    template = ("on {target} (pre-Volta), {lane_list} {are_in} the membermask {mask} of '{name}' but "
+    template = ("on {target} (pre-Volta), {lane_list} {are_in} the membermask {mask_words} of '{name}' but "
                 "{not_active} here: every lane in the membermask must execute this instruction together, "
                 "so the result is undefined")
     target: str
@@ -132,7 +133,8 @@ class PreVoltaMaskMismatch(Message):
 
     def words(self) -> dict:
         return {"lane_list": _lanes(self.lanes), "are_in": _verb(self.lanes, "is in", "are in"),
-                "not_active": "not active" if self.definite else "may not be active"}
+                "not_active": "not active" if self.definite else "may not be active",
+                "mask_words": _mask_words(self.mask)}
 
 
 @dataclass(frozen=True)
@@ -306,5 +308,10 @@ class UnusedSuppression(Message):
 @dataclass(frozen=True)
 class UnknownRuleInSuppression(Message):
     """WL900: a suppression naming a rule that does not exist (a typo would hide nothing)."""
-    template = "suppression names unknown rule '{code}', so it suppresses nothing (see 'warplint rules')"
-    code: str
+    template = "suppression names {what} (see 'warplint rules'): {it} nothing"
+    codes: tuple[str, ...]
+
+    def words(self) -> dict:
+        names = ", ".join(f"'{c}'" for c in self.codes)
+        one = len(self.codes) == 1
+        return {"what": f"unknown rule{'' if one else 's'} {names}", "it": "it suppresses" if one else "they suppress"}

@@ -60,25 +60,34 @@ def within(path: str, roots) -> bool:
 
 # -- one file ------------------------------------------------------------------------------------
 
-def read_source(path: str) -> str:
-    """Read a file as text; undecodable bytes and NULs become an InputError with a location."""
+def read_source(path: str) -> tuple[str, list[Diagnostic]]:
+    """Read a file as text, with notes: a file that is not UTF-8 is read as Latin-1 (nvcc takes
+    such comments) with a note; NULs become an InputError with a location."""
     from .inputs import InputFileError, read_regular
     try:
         data = read_regular(path, MAX_BYTES)  # a FIFO or device is refused, never read
     except InputFileError as e:
         raise InputError(Loc(path, 1, 1), str(e)) from None
+    return decode_source(data, path)
+
+
+def decode_source(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
+    """`data` as text (see `read_source`)."""
+    notes = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise InputError(Loc(path, line, col), "file is not valid UTF-8 text") from None
+        text = data.decode("latin-1")  # one character per byte: lines and columns stay right
+        notes.append(Diagnostic(Loc(path, line, col), "note", "file is not valid UTF-8 text: read as Latin-1 "
+                                "(its non-ASCII characters may show wrongly in messages)"))
     nul = text.find("\0")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         col = nul - (text.rfind("\n", 0, nul) + 1) + 1
         raise InputError(Loc(path, line, col), "file contains a NUL byte (binary file?)")
-    return text
+    return text, notes
 
 
 def parse_text(text: str, path: str, options: Options) -> Module:
@@ -266,9 +275,16 @@ def lint_file(path: str, options: Options | None = None) -> FileResult:
     """read_source, then lint_text or the result cache."""
     options = options or Options()
     try:
-        text = read_source(path)
+        text, notes = read_source(path)
     except InputError as e:
         return FileResult(path, diagnostics=[Diagnostic(e.loc, "error", e.message)])
+    result = _lint_source(text, path, options)
+    result.diagnostics[:0] = notes
+    return result
+
+
+def _lint_source(text: str, path: str, options: Options) -> FileResult:
+    """lint_text, or the result cache."""
     if not options.use_cache or options.via_nvcc:  # nvcc reads what it likes: never cached
         return lint_text(text, path, options)
     from . import cache
@@ -395,6 +411,7 @@ class RunSettings:
     root: str = "."  # the configuration's root (per-path ignores are relative to it)
     report_unused: bool = False
     baseline_keys: set | None = None  # from `baseline.load`
+    stdin_text: str | None = None  # `warplint -`: the text of the one file, read from stdin
 
 
 def lint_run(files: list[str], options: Options, settings: RunSettings, diagnostics: list[Diagnostic],
@@ -404,7 +421,10 @@ def lint_run(files: list[str], options: Options, settings: RunSettings, diagnost
     from .report import Report, display_path
     from .fingerprint import fingerprints
     from .sources import Sources
-    results = lint_paths(files, options, settings.jobs, settings.timeout)
+    if settings.stdin_text is not None:  # `warplint -`: one file, its text read from stdin
+        results = [lint_text(settings.stdin_text, files[0], options)]
+    else:
+        results = lint_paths(files, options, settings.jobs, settings.timeout)
     sources = Sources()
     findings: list[Finding] = []
     diagnostics = list(diagnostics)

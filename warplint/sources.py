@@ -38,6 +38,11 @@ class Sources:
             self._text[key] = text
             self._lines.pop(key, None)
 
+    def update(self, other: "Sources") -> None:
+        """Take the texts another run read (one run over several configurations)."""
+        self._text.update(other._text)
+        self._lines.update(other._lines)
+
     def text(self, path: str) -> str | None:
         key = os.path.abspath(path)
         if key not in self._text:

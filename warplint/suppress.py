@@ -1,10 +1,12 @@
-"""In-source suppressions (`//` comments in .cu, .cuh and .ptx files):
+"""In-source suppressions (`//` or `/* */` comments in .cu, .cuh and .ptx files):
 
     vote.any.pred %p2, %p1;   // warplint: ignore[WL001]
     // warplint: ignore-next-line[WL003, WL005]
     x = __shfl_sync(m, v, 0); // warplint: ignore        (every rule)
+    x = __shfl(v, 0); /* warplint: ignore[WL001] */
 
-A code is a rule id, a slug or an id prefix.  Suppressed findings are kept (`suppressed=True`):
+A code is a rule id, a slug or an id prefix; a code that names no rule is a WL900 warning
+(a misspelt code would otherwise silently suppress nothing).  Suppressed findings are kept (`suppressed=True`):
 SARIF shows them as in-source suppressions; text output and the exit status ignore them.
 With `--report-unused-suppressions` a suppression that suppressed nothing is a WL900 finding.
 """
@@ -16,27 +18,33 @@ from dataclasses import dataclass, field
 from .catalog import code_matches, default_severity
 from .findings import Edit, Finding, Fix
 from .ir import Loc
-from .messages import UnusedSuppression
+from .messages import UnknownRuleInSuppression, UnusedSuppression
 
 UNUSED_RULE = "WL900"
-_COMMENT = re.compile(r"//\s*warplint\s*:\s*(ignore-next-line|ignore)(?![\w-])(?:\s*\[([^\]]*)\])?")
+_COMMENT = re.compile(r"(?://|(/\*))\s*warplint\s*:\s*(ignore-next-line|ignore)(?![\w-])(?:\s*\[([^\]]*)\])?"
+                      r"(?(1)\s*\*/)")  # a block comment holds only the directive
 
 
 @dataclass
 class Suppression:
     path: str
     line: int  # the line the comment is on
-    col: int  # column of the `//`
-    end_col: int  # column after the comment directive
+    col: int  # column of the `//` or `/*`
+    end_col: int  # column after the comment directive (after `*/` for a block comment)
     target: int  # the line it applies to
     codes: list[str] | None  # None: every rule
     own_line: bool  # the comment is alone on its line
+    block: bool = False  # a `/* */` comment (code may follow it on the line)
     used: set = field(default_factory=set)  # codes (or "*") that suppressed something
 
     @property
     def text(self) -> str:
         kind = "ignore-next-line" if self.target != self.line else "ignore"
         return f"warplint: {kind}" + (f"[{', '.join(self.codes)}]" if self.codes else "")
+
+    @property
+    def comment(self) -> str:
+        return f"/* {self.text} */" if self.block else f"// {self.text}"
 
 
 def parse(text: str, path: str) -> list[Suppression]:
@@ -48,11 +56,12 @@ def parse(text: str, path: str) -> list[Suppression]:
             continue
         for m in _COMMENT.finditer(line):
             codes = None
-            if m[2] is not None:
-                codes = [c.strip() for c in m[2].split(",") if c.strip()] or None
-            target = i + 1 if m[1] == "ignore-next-line" else i
-            own = not line[:m.start()].strip()
-            out.append(Suppression(path, i, m.start() + 1, m.end() + 1, target, codes, own))
+            if m[3] is not None:
+                codes = [c.strip() for c in m[3].split(",") if c.strip()] or None
+            target = i + 1 if m[2] == "ignore-next-line" else i
+            block = m[1] is not None
+            own = not line[:m.start()].strip() and not (block and line[m.end():].strip())
+            out.append(Suppression(path, i, m.start() + 1, m.end() + 1, target, codes, own, block))
     return out
 
 
@@ -91,6 +100,9 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
             justifications[id(f)] = s.text
             break
     unused: list[Finding] = []
+    for path in files:
+        supps(path)
+    unused += _unknown_codes(by_file)
     if report_unused:
         for path in files:
             supps(path)
@@ -99,12 +111,14 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                 if s.codes is None:
                     stale = [] if s.used else ["*"]
                 else:
-                    stale = [c for c in s.codes if c not in s.used and enabled(c)]
+                    stale = [c for c in s.codes if c not in s.used and enabled(c) and _known(c)]
                 if not stale:
                     continue
                 loc = Loc(s.path, s.line, s.col, s.line, s.end_col)
                 if s.own_line:
                     edit = Edit(s.path, s.line, 1, s.line + 1, 1, "")
+                elif s.block:
+                    edit = Edit(s.path, s.line, s.col, s.line, s.end_col, "")
                 else:
                     line = sources.line(s.path, s.line)
                     start = len(line[:s.col - 1].rstrip()) + 1
@@ -114,5 +128,22 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                     if stale == ["*"] or len(stale) == len(s.codes or []) else None
                 message = UnusedSuppression(tuple(stale), s.target)
                 unused.append(Finding(UNUSED_RULE, default_severity(UNUSED_RULE), str(message), loc,
-                                      details=[f"comment: // {s.text}"], fix=fix))
+                                      details=[f"comment: {s.comment}"], fix=fix))
     return justifications, unused
+
+
+def _known(code: str) -> bool:
+    from .catalog import known_rules
+    return any(code_matches(code, rid) for rid in known_rules())
+
+
+def _unknown_codes(by_file: dict) -> list[Finding]:
+    """A WL900 warning for each code in a suppression that names no rule."""
+    out = []
+    for key in sorted(by_file):
+        for s in by_file[key]:
+            unknown = tuple(c for c in s.codes or () if not _known(c))
+            if unknown:
+                out.append(Finding(UNUSED_RULE, "warning", str(UnknownRuleInSuppression(unknown)),
+                                   Loc(s.path, s.line, s.col, s.line, s.end_col), details=[f"comment: {s.comment}"]))
+    return out

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..findings import Finding, severity_rank
 from ..ir import Diagnostic
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 
 
 @dataclass
@@ -21,12 +21,15 @@ class Report:
     files: list[str] = field(default_factory=list)  # the files analysed
     srcroot: str = ""  # directory SARIF URIs are relative to (default: cwd)
     fingerprints: dict[int, str] = field(default_factory=dict)  # id(finding) -> partial fingerprint
+    line_hashes: dict[int, str] = field(default_factory=dict)  # id(finding) -> primaryLocationLineHash
     baseline: dict[int, str] = field(default_factory=dict)  # id(finding) -> "unchanged" | "new"
     justifications: dict[int, str] = field(default_factory=dict)  # id(finding) -> suppression text
     fail_on: str = "warning"
     tool_notes: list[str] = field(default_factory=list)  # run-level notes (skipped fix edits, ...)
     success: bool = True  # every file analysed
     masks: dict[str, str] = field(default_factory=dict)  # path -> `--show-masks` text (json, sarif)
+    sources: object = None  # `sources.Sources` of the run: the text reporter's source excerpts
+    show_source: bool = True  # text: the source line under each finding (`--no-show-source`)
 
     def __post_init__(self):
         if not self.srcroot:
@@ -44,6 +47,27 @@ class Report:
     def failing(self) -> list[Finding]:
         lvl = severity_rank(self.fail_on)
         return [f for f in self.visible if severity_rank(f.severity) >= lvl]
+
+
+def merge_runs(runs: list) -> tuple:
+    """One (Report, Sources) from the runs of several configurations (their files are
+    disjoint): findings and diagnostics sorted as one run's, the strictest --fail-on."""
+    from ..findings import severity_rank
+    report, sources = runs[0]
+    for other, other_sources in runs[1:]:
+        report.findings += other.findings
+        report.diagnostics += other.diagnostics
+        report.files += other.files
+        for name in ("fingerprints", "baseline", "justifications", "masks"):
+            getattr(report, name).update(getattr(other, name))
+        report.tool_notes += [n for n in other.tool_notes if n not in report.tool_notes]
+        report.success = report.success and other.success
+        report.fail_on = min(report.fail_on, other.fail_on, key=severity_rank)
+        sources.update(other_sources)
+    if len(runs) > 1:
+        report.findings.sort(key=lambda f: (display_path(f.loc.path), f.loc.line, f.loc.col, f.rule_id, f.message))
+        report.diagnostics.sort(key=lambda d: (display_path(d.loc.path), d.loc.line, d.loc.col))
+    return report, sources
 
 
 def printable(s: str) -> str:
@@ -99,4 +123,10 @@ def render(report: Report, fmt: str, *, color: bool = False) -> str:
     if fmt == "github":
         from .github import render_github
         return printable(render_github(report))
+    if fmt == "gitlab":
+        from .gitlab import render_gitlab
+        return render_gitlab(report)
+    if fmt == "junit":
+        from .junit import render_junit
+        return printable(render_junit(report))
     raise ValueError(f"unknown format {fmt!r}")

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from . import Report, display_path
+from .text import summary
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
+_RANK = {"error": 3, "warning": 2, "notice": 1}
 
 
 def escape_data(s: str) -> str:
@@ -20,8 +22,11 @@ def command(level: str, message: str, **props) -> str:
 
 
 def render_github(report: Report) -> str:
+    """The annotations most severe first, the summary first among the notices: GitHub shows at
+    most 10 annotations per level and step, so errors must not drown among notes and the summary
+    must not be cut."""
     from ..catalog import slug
-    out = []
+    out = []  # (rank, command); sorted stably, so by place within a rank
     for f in report.visible:
         msg = f.message
         if f.details:
@@ -34,8 +39,11 @@ def render_github(report: Report) -> str:
             if f.loc.end_col:
                 props["endColumn"] = f.loc.end_col
         props["title"] = f"{f.rule_id} {slug(f.rule_id) or ''}".strip()
-        out.append(command(_LEVEL.get(f.severity, "warning"), msg, **props))
+        level = _LEVEL.get(f.severity, "warning")
+        out.append((_RANK[level], command(level, msg, **props)))
     for d in report.diagnostics:
-        out.append(command("error" if d.severity == "error" else "notice", d.message,
-                           file=display_path(d.loc.path), line=d.loc.line, col=d.loc.col, title="warplint"))
-    return "".join(line + "\n" for line in out)
+        level = "error" if d.severity == "error" else "notice"
+        out.append((_RANK[level], command(level, d.message, file=display_path(d.loc.path), line=d.loc.line,
+                                          col=d.loc.col, title="warplint")))
+    out.append((_RANK["notice"] + 0.5, command("notice", summary(report), title="warplint summary")))
+    return "".join(line + "\n" for _, line in sorted(out, key=lambda x: -x[0]))

@@ -16,6 +16,21 @@ from ..fingerprint import FINGERPRINT_KEY, artifact_uri
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 DEFAULT_REPO = "https://github.com/warplint/warplint"
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+_PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}  # GitHub's names
+LINE_HASH_KEY = "primaryLocationLineHash"  # the one GitHub code scanning reads
+
+
+def plain_text(markdown: str) -> str:
+    """A rule document as plain text (SARIF `help.text`): no fences, heading marks or backticks."""
+    import re
+    out = []
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            continue
+        line = re.sub(r"^#+\s*", "", line)
+        line = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", line)  # [text](link) -> text
+        out.append(line.replace("`", "").replace("**", ""))
+    return "\n".join(out).strip() + "\n"
 
 
 def repo_url() -> str:
@@ -60,11 +75,12 @@ def _rules(report: Report):
                 id=doc.id, name=doc.slug,
                 short_description=so.MultiformatMessageString(text=doc.summary),
                 full_description=so.MultiformatMessageString(text=f"{doc.name}. {doc.summary}"),
-                help=so.MultiformatMessageString(text=doc.body, markdown=doc.body),
+                help=so.MultiformatMessageString(text=plain_text(doc.body), markdown=doc.body),
                 help_uri=f"{base}/blob/main/rules/{doc.doc_name}",
                 default_configuration=so.ReportingConfiguration(level=_LEVEL.get(doc.severity, "warning")),
                 properties=so.PropertyBag(tags=["correctness", "gpu", "warp-synchronous"]))
             rd.properties.precision = "high"
+            setattr(rd.properties, "problem.severity", _PROBLEM_SEVERITY.get(doc.severity, "warning"))
         else:
             slug = rule_id.lower()  # a rule without a document
             rd = so.ReportingDescriptor(id=rule_id, name=slug,
@@ -76,14 +92,15 @@ def _rules(report: Report):
 
 
 def _region(loc, message: str | None = None):
+    """A region with its end always spelled out (GitHub needs endLine/endColumn): a location
+    without an end covers the one character at its start."""
     import sarif_om as so
     r = so.Region(start_line=loc.line, start_column=loc.col)
-    if loc.end_line:
-        r.end_line = loc.end_line
-        if loc.end_col:
-            r.end_column = loc.end_col
-    elif loc.end_col:
-        r.end_line, r.end_column = loc.line, loc.end_col
+    r.end_line = loc.end_line or loc.line
+    if loc.end_col:
+        r.end_column = loc.end_col
+    else:
+        r.end_column = loc.col + 1 if r.end_line == loc.line else 1
     if message:
         r.message = so.Message(text=message)
     return r
@@ -116,6 +133,9 @@ def _result(f, report: Report, rule_index: dict[str, int]):
     fp = report.fingerprints.get(id(f))
     if fp:
         r.partial_fingerprints = {FINGERPRINT_KEY: fp}
+        line_hash = report.line_hashes.get(id(f))
+        if line_hash:
+            r.partial_fingerprints[LINE_HASH_KEY] = line_hash
     if f.flow:
         here = f.details[0] if f.details else f.message
         steps = [so.ThreadFlowLocation(location=_location(s.loc, root, s.message), nesting_level=0,

@@ -1,13 +1,44 @@
-"""`path:line:col: severity: message [WL003]`, detail lines, `fix:` line."""
+"""`path:line:col: severity: message [WL003]`, the source line with a caret under the construct
+(like clang and ruff), detail lines, the divergence path (each branch with its source line),
+and the `fix:` line."""
 from __future__ import annotations
 
 from . import Report, display_path, printable
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;35m", "note": "\033[1;36m"}
-_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+_BOLD, _DIM, _GREEN, _RESET = "\033[1m", "\033[2m", "\033[1;32m", "\033[0m"
 
 
-def format_finding(f, *, color: bool = False) -> list[str]:
+def source_excerpt(line_text: str, loc, *, indent: str = "", color: bool = False) -> list[str]:
+    """The source line and a caret line under `loc` (`^~~~` to its end when it ends on that
+    line), with a gutter holding the line number:
+
+         12 |     v = __shfl_sync(m, v, 1);
+            |         ^~~~~~~~~~~
+    """
+    text = line_text.rstrip("\r\n")
+    if not text.strip():
+        return []
+    start = max(loc.col - 1, 0)
+    end = loc.end_col - 1 if loc.end_line in (None, loc.line) and loc.end_col else start + 1
+    end = min(max(end, start + 1), max(len(text), start + 1))
+    pad = "".join(c if c == "\t" else " " for c in text[:start])  # tabs kept: the caret lines up
+    mark = "^" + "~" * (end - start - 1)
+    if color:
+        mark = f"{_GREEN}{mark}{_RESET}"
+    number = str(loc.line)
+    gutter = " " * len(number)
+    return [f"{indent}{number} | {text}", f"{indent}{gutter} | {pad}{mark}"]
+
+
+def _excerpt(report: Report, loc, indent: str, color: bool) -> list[str]:
+    if not report.show_source or report.sources is None:
+        return []
+    return source_excerpt(report.sources.line(loc.path, loc.line), loc, indent=indent, color=color)
+
+
+def format_finding(f, report: Report | None = None, *, color: bool = False) -> list[str]:
+    report = report or Report()
     path = display_path(f.loc.path)
     sev = f.severity
     if color:
@@ -16,9 +47,11 @@ def format_finding(f, *, color: bool = False) -> list[str]:
     else:
         head = f"{path}:{f.loc.line}:{f.loc.col}: {sev}: {f.message} [{f.rule_id}]"
     lines = [head]
+    lines += _excerpt(report, f.loc, "  ", color)
     lines += [f"  {d}" for d in f.details]
     for step in f.flow:
         lines.append(f"  at {display_path(step.loc.path)}:{step.loc.line}:{step.loc.col}: {step.message}")
+        lines += _excerpt(report, step.loc, "    ", color)
     if f.fix is not None:
         lines.append(f"  fix: {f.fix.description}")
     return lines
@@ -28,27 +61,39 @@ def format_diagnostic(d) -> str:
     return printable(f"{display_path(d.loc.path)}:{d.loc.line}:{d.loc.col}: {d.severity}: {d.message}")
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def summary(report: Report) -> str:
     vis = report.visible
     counts = {s: sum(1 for f in vis if f.severity == s) for s in ("error", "warning", "note")}
-    n = len(vis)
-    files = len(report.files)
     extra = []
-    hidden = len(report.findings) - n
+    hidden = len(report.findings) - len(vis)
     if hidden:
         extra.append(f"{hidden} suppressed")
     failed = len({d.loc.path for d in report.diagnostics if d.severity == "error"})
     if failed:
-        extra.append(f"{failed} {'file' if failed == 1 else 'files'} could not be analysed")
-    s = (f"{n} {'finding' if n == 1 else 'findings'} ({counts['error']} "
-         f"{'error' if counts['error'] == 1 else 'errors'}, {counts['warning']} "
-         f"{'warning' if counts['warning'] == 1 else 'warnings'}, {counts['note']} "
-         f"{'note' if counts['note'] == 1 else 'notes'}) in {files} {'file' if files == 1 else 'files'}")
+        extra.append(f"{_count(failed, 'file')} could not be analysed")
+    s = (f"{_count(len(vis), 'finding')} ({_count(counts['error'], 'error')}, "
+         f"{_count(counts['warning'], 'warning')}, {_count(counts['note'], 'note')}) "
+         f"in {_count(len(report.files), 'file')}")
     return s + ("; " + ", ".join(extra) if extra else "")
+
+
+def statistics(report: Report) -> str:
+    """`--statistics`: the visible findings counted per rule, most frequent first (like ruff)."""
+    from ..catalog import slug
+    counts: dict[str, int] = {}
+    for f in report.visible:
+        counts[f.rule_id] = counts.get(f.rule_id, 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    width = max([len(str(n)) for _, n in rows] + [1])
+    return "".join(f"{n:>{width}}\t{rule}\t{slug(rule) or ''}\n" for rule, n in rows)
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
     out = []
     for f in report.visible:
-        out.extend(format_finding(f, color=color))
+        out.extend(format_finding(f, report, color=color))
     return "".join(line + "\n" for line in out)
