@@ -58,13 +58,21 @@ class Session:
             text_document=lsp.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
         return uri
 
-    def change(self, uri: str, text: str) -> int:
-        self.versions[uri] += 1
-        self.texts[uri] = text
-        self.call(self.client.text_document_did_change, lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    def change(self, uri: str, *texts: str) -> int:
+        """Send one didChange per text, back to back (as fast typing does); the last version."""
+        async def send():
+            for text in texts:
+                self.versions[uri] += 1
+                self.texts[uri] = text
+                self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                    text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                    content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+        self.run(send())
         return self.versions[uri]
+
+    def save(self, uri: str) -> None:
+        self.call(self.client.text_document_did_save, lsp.DidSaveTextDocumentParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri)))
 
     def close(self, uri: str) -> None:
         self.call(self.client.text_document_did_close, lsp.DidCloseTextDocumentParams(

@@ -156,13 +156,25 @@ def test_hover_a_shuffle_shows_its_lanes_and_the_branch(session, project):
 
 def test_rapid_edits_publish_only_the_last_version(session, project):
     uri = session.open(project / "typing.cu", LEGACY_VOTE)
-    for i in range(12):  # typing: every version but the last has a legacy vote on its own line
-        session.change(uri, LEGACY_VOTE.replace("    data[", "    v += __all(v > 1);\n" * (i + 1) + "    data["))
-    last = session.change(uri, HALF_WARP_SHUFFLE)
+    typing = [LEGACY_VOTE.replace("    data[", "    v += __all(v > 1);\n" * (i + 1) + "    data[") for i in range(12)]
+    last = session.change(uri, *typing, HALF_WARP_SHUFFLE)
     assert codes(session.diagnostics(uri)) == ["WL002", "WL004"]
     published = [p.version for p in session.published[uri]]
     assert published[-1] == last
     assert set(published) <= {1, last}  # the open may be published before the edits arrive
+
+
+def test_save_lints_again_with_the_headers_on_disk(session, project):
+    sub = project / "saved"
+    sub.mkdir()
+    (sub / "mask.cuh").write_text("#define MASK 0xffffffff\n")
+    text = '#include "mask.cuh"\n' + HALF_WARP_SHUFFLE.replace("0xffffffff", "MASK")
+    uri = session.open(sub / "k.cu", text)
+    assert codes(session.diagnostics(uri)) == ["WL002", "WL004"]
+    (sub / "mask.cuh").write_text("#define MASK 0x0000ffff\n")  # the header is fixed and saved
+    session.save(uri)
+    assert wait_for(lambda: len(session.published[uri]) == 2)
+    assert not session.published[uri][-1].diagnostics
 
 
 def test_close_clears_the_diagnostics(session, project):
@@ -219,15 +231,26 @@ def test_ptx_findings_are_on_the_ptx_lines(session, project):
     assert d.code == "WL001" and d.range.start.line == BUGGY_PTX.split("\n").index("    vote.any.pred %p2, %p1;")
 
 
-def test_a_work_bound_gives_partial_results_with_a_note(session, project):
+def complexity():
+    """bench/complexity.py: generators of inputs that hit the analysis' work bounds."""
     spec = importlib.util.spec_from_file_location("complexity", os.path.join(ROOT, "bench", "complexity.py"))
-    complexity = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(complexity)
-    ((name, text),) = complexity.FAMILIES["ptx_branches"][0](100).items()
-    uri = session.open(project / f"bounded_{name}", text, language="ptx")
-    diagnostics = session.diagnostics(uri)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_work_bound_gives_partial_results_and_requests_are_answered_meanwhile(session, project):
+    uri = session.open(project / "busy_hover.cu", HALF_WARP_SHUFFLE)
+    session.diagnostics(uri)
+    bounds = complexity()
+    ((name, text),) = bounds.FAMILIES["ptx_branches"][0](100).items()
+    slow = session.open(project / f"bounded_{name}", text, language="ptx")  # about a second of analysis
+    where = at(HALF_WARP_SHUFFLE, "__shfl_xor_sync").start
+    assert session.hover(uri, where.line, where.character) is not None
+    assert slow not in session.published  # answered while the analysis runs (off the message loop)
+    diagnostics = session.diagnostics(slow)
     notes = [d for d in diagnostics if d.severity == lsp.DiagnosticSeverity.Information]
-    assert any(complexity.BOUND_NOTE.search(": note: " + d.message) for d in notes), notes
+    assert any(bounds.BOUND_NOTE.search(": note: " + d.message) for d in notes), notes
     assert any(d.code for d in diagnostics)  # and the findings found within the bound
 
 
