@@ -215,6 +215,10 @@ class Rewriter:
                             out.extend(self._asm(t, toks[j + 1:e]))
                             i = e + 1
                             continue
+                if x == "constexpr" and not (out and out[-1].text == "if"):  # a constexpr variable is const
+                    out.append(_tok(t, "id", "const"))
+                    i += 1
+                    continue
                 if x in DROP:
                     i += 1
                     if x == "noexcept" and i < n and toks[i].text == "(":
