@@ -19,12 +19,12 @@ def test_round_trip(tmp_path, monkeypatch):
                 Fix("x", [Edit("a.ptx", 3, 4, 3, 9, "y")]), ("sm_70",), "k")
     k = cache.key(b"text", Options())
     cache.store(k, "a.ptx", [f], [Diagnostic(Loc("a.ptx", 1), "note", "n")], {})
-    findings, diags = cache.load(k, "a.ptx")
+    findings, diags, _ = cache.load(k, "a.ptx")
     assert findings == [f] and diags[0].message == "n"
     assert cache.key(b"text2", Options()) != k
     assert cache.key(b"text", Options(targets=["sm_60"])) != k
     # the results are attached to the path being linted, whatever it was called when stored
-    findings, diags = cache.load(k, "other/b.ptx")
+    findings, diags, _ = cache.load(k, "other/b.ptx")
     assert {findings[0].loc.path, findings[0].flow[0].loc.path, findings[0].fix.edits[0].path,
             diags[0].loc.path} == {"other/b.ptx"}
     assert "a.ptx" not in (tmp_path / "c" / f"{k}.json").read_text()

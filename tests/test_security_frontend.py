@@ -50,7 +50,8 @@ def test_qualifier_from_a_missing_header_is_reported(repo):
     r = lint(k)
     assert not r.failed
     assert notes(r)[0].startswith("1:1: #include 'missing_defs.h' not found")
-    assert notes(r)[1].startswith("2:13: function 'k' not analysed: taken for host code, as 'KERNEL' at line 2")
+    assert notes(r)[1].startswith("2:1: 'KERNEL' is defined nowhere warplint read (its header is not given or "
+                                  "not found): taken as __global__ (from its name)")  # and analysed as one
 
 
 def test_include_of_proc_is_not_read_and_the_kernel_is_analysed(repo):

@@ -31,7 +31,7 @@ from .ir import Diagnostic, Loc
 
 _OPTION_FIELDS = ("targets", "select", "ignore", "report_possible", "possible_severity", "defines",
                   "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations", "extensions")
-FORMAT = 2  # of the entries; bump when it changes
+FORMAT = 3  # of the entries; bump when it changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_DEP_BYTES = 64 * 1024 * 1024
 
@@ -227,7 +227,8 @@ def _entry_path(k: str) -> Path:
 
 
 def load(k: str, path: str):
-    """(findings, diagnostics) of `path` for a key, or None (no entry, a stale or malformed one)."""
+    """(findings, diagnostics, coverage) of `path` for a key, or None (no entry, a stale or malformed
+    one); coverage is [analysed, total, failed_files] or None."""
     from .inputs import InputFileError, read_regular
     try:
         data = json.loads(read_regular(str(_entry_path(k)), MAX_ENTRY_BYTES))
@@ -241,12 +242,15 @@ def load(k: str, path: str):
             return None
         paths = _Paths(path, deps)
         return ([_dec_finding(x, paths) for x in _of(data["findings"], list)],
-                [_dec_diagnostic(x, paths) for x in _of(data["diagnostics"], list)])
+                [_dec_diagnostic(x, paths) for x in _of(data["diagnostics"], list)], coverage)
     except (InputFileError, _Bad, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None  # a cache entry is data: whatever is wrong with it, it is a miss
 
 
 TMP_SUFFIX = ".tmp"
+        coverage = data.get("coverage")
+        if coverage is not None and not (isinstance(coverage, list) and all(isinstance(x, int) for x in coverage)):
+            raise _Bad
 _swept = False
 
 
@@ -273,7 +277,7 @@ def _other_paths(path: str, findings, diagnostics):
     yield from (x.loc.path for x in diagnostics if x.loc is not None and x.loc.path != path)
 
 
-def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> None:
+def store(k: str, path: str, findings, diagnostics, deps: dict[str, str], coverage: list | None = None) -> None:
     """Store the results of `path` (which depend on `deps`, from `stop_recording`)."""
     d = cache_dir()
     try:
@@ -286,7 +290,8 @@ def store(k: str, path: str, findings, diagnostics, deps: dict[str, str]) -> Non
         payload = json.dumps({
             "format": FORMAT, "deps": deps, "where": _where(path) if deps else None,
             "findings": [_enc_finding(f, path) for f in findings],
-            "diagnostics": [[_enc_loc(x.loc, path), x.severity, x.message] for x in diagnostics]})
+            "diagnostics": [[_enc_loc(x.loc, path), x.severity, x.message] for x in diagnostics],
+            "coverage": coverage})
         d.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(d)
         fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.getpid()}.", suffix=TMP_SUFFIX)

@@ -100,6 +100,9 @@ def _err(msg: str) -> None:
     try:
         sys.stdout.flush()  # keep the report and the messages in order on a terminal
     except Exception:
+    run.add_argument("--require-analysis", action="store_true",
+                     help="exit 2 when a function with warp primitives was not analysed (config: "
+                          "require-analysis = true); the coverage line says how many")
         pass
     sys.stderr.write(msg.rstrip("\n") + "\n")
 
@@ -358,6 +361,7 @@ def _print_report(report, args) -> None:
     for n in report.tool_notes:
         _err(f"warplint: note: {n}")
     color = (args.format == "text" and not args.output and
+    args.require_analysis = args.require_analysis or any(cfg.require_analysis for cfg, _ in groups)
              (args.color == "always" or (args.color == "auto" and os.environ.get("NO_COLOR") is None
                                          and sys.stdout.isatty())))
     if args.statistics:
@@ -375,6 +379,10 @@ def _print_report(report, args) -> None:
         sys.stdout.write(text)
     if (args.format == "text" or args.output) and not args.quiet:
         _err(summary(report))
+    if args.require_analysis and report.coverage is not None and report.coverage.not_analysed:
+        _err(f"warplint: error: --require-analysis: {report.coverage.not_analysed} of {report.coverage.total} "
+             "functions with warp primitives not analysed (notes above)")
+        return EXIT_ERROR
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,3 +415,5 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"warplint: internal error: {type(e).__name__}: {e} "
              "(please report this at https://github.com/warplint/warplint/issues)")
         return EXIT_ERROR
+        if report.coverage is not None:
+            _err(report.coverage.line())

@@ -17,7 +17,8 @@ from .errors import UsageError
 from .findings import SEVERITIES
 
 KEYS = ("targets", "select", "ignore", "per-path-ignores", "include", "exclude", "defines", "include-paths",
-        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs", "show-source", "extensions", "macros")
+        "block-dim", "report-possible", "possible-severity", "fail-on", "jobs", "show-source", "extensions", "macros",
+        "require-analysis")
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Config:
     jobs: int | None = None
     show_source: bool | None = None  # text reports: the source line under each finding
     extensions: list[str] | None = None  # CUDA-C file extensions (None: languages.DEFAULT_EXTENSIONS)
+    require_analysis: bool | None = None  # exit 2 when warp code was not analysed
 
 
 def _toml():
@@ -148,6 +150,10 @@ def parse_table(table: dict, path: str, root: str) -> Config:
             c.extensions = _strs(v, key, where)
             if not all(e.startswith(".") and len(e) > 1 for e in c.extensions):
                 raise UsageError(f"{where}: 'extensions' must be a list of file extensions like \".cu\"")
+        elif key == "require-analysis":
+            if not isinstance(v, bool):
+                raise UsageError(f"{where}: 'require-analysis' must be true or false")
+            c.require_analysis = v
         elif key == "include-paths":
             c.include_paths = [os.path.normpath(os.path.join(root, p)) for p in _strs(v, key, where)]
         elif key == "block-dim":

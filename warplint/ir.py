@@ -163,3 +163,4 @@ class Module:
     state_spaces: dict[str, str] = field(default_factory=dict)  # global/shared var -> space
     diagnostics: list[Diagnostic] = field(default_factory=list)
     text: str = ""  # the input text (for fixes and suppressions)
+    warp_code: list = field(default_factory=list)  # CUDA-C: the functions with warp primitives as written (coverage)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from .coverage import Coverage, file_coverage
 from .errors import InputError
 from .findings import Finding, severity_rank
 from .ir import Diagnostic, Loc, Module
@@ -32,6 +33,7 @@ class FileResult:
     module: Module | None = None  # in the analysing process only (costly to pickle)
     masks: str | None = None  # `--show-masks` text, from the analyses the checks ran on
     analyses: list | None = None  # the FunctionAnalyses (in the analysing process only; the server's hover)
+    coverage: "Coverage | None" = None  # warp code analysed / found (None: not measured, e.g. --via-nvcc)
 
     @property
     def failed(self) -> bool:
@@ -254,12 +256,16 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     try:
         module = result.module = parse_text(text, path, options)
         analyses = result.analyses = analyse(module, options)
+        result.coverage, notes = file_coverage(module, analyses, result.diagnostics)
+        result.diagnostics.extend(notes)
         masks = _format_masks(analyses) if options.show_masks else None  # before the checks' notes
         result.findings = check(module, analyses, resolve_targets(module, options), options)
         result.diagnostics.extend(module.diagnostics + analysis_notes(module, analyses))
         if not result.failed:
             result.masks = masks
     except InputError as e:
+    if result.failed:
+        result.coverage = Coverage(failed_files=1)
         result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
     except RecursionError:
         result.diagnostics.append(Diagnostic(Loc(path, 1, 1), "error", "input nested too deeply to analyse"))
@@ -291,13 +297,15 @@ def _lint_source(text: str, path: str, options: Options) -> FileResult:
     k = cache.key(text.encode("utf-8"), options)
     hit = cache.load(k, path)
     if hit is not None:
-        return FileResult(path, hit[0], hit[1], text)
+        return FileResult(path, hit[0], hit[1], text, coverage=Coverage(*hit[2]) if hit[2] else None)
     cache.start_recording()  # the front ends note every other file they look at
     try:
         result = lint_text(text, path, options)
     finally:
         deps = cache.stop_recording()
-    cache.store(k, path, result.findings, result.diagnostics, deps)
+    cov = result.coverage
+    cache.store(k, path, result.findings, result.diagnostics, deps,
+                [cov.analysed, cov.total, cov.failed_files] if cov else None)
     return result
 
 
@@ -440,12 +448,22 @@ def lint_run(files: list[str], options: Options, settings: RunSettings, diagnost
     report = Report(findings=findings, diagnostics=sorted(diagnostics, key=lambda d: (
         display_path(d.loc.path), d.loc.line, d.loc.col)), files=[r.path for r in results],
         srcroot=settings.srcroot, fingerprints=fps, justifications=justifications, fail_on=settings.fail_on,
-        tool_notes=list(tool_notes), masks={r.path: r.masks for r in results if r.masks is not None})
+        tool_notes=list(tool_notes), masks={r.path: r.masks for r in results if r.masks is not None},
+        coverage=run_coverage(results))
     if settings.baseline_keys is not None:
         from .baseline import apply as apply_baseline
         report.baseline = apply_baseline(findings, fps, settings.baseline_keys, report.srcroot)
     report.success = not any(d.severity == "error" for d in report.diagnostics)
     return report, sources
+
+
+def run_coverage(results: list[FileResult]) -> Coverage:
+    """The files' coverage added up (files not measured, e.g. compiled with nvcc, left out)."""
+    total = Coverage()
+    for r in results:
+        if r.coverage is not None:
+            total.add(r.coverage)
+    return total
 
 
 @dataclass

@@ -30,6 +30,7 @@ class Report:
     masks: dict[str, str] = field(default_factory=dict)  # path -> `--show-masks` text (json, sarif)
     sources: object = None  # `sources.Sources` of the run: the text reporter's source excerpts
     show_source: bool = True  # text: the source line under each finding (`--no-show-source`)
+    coverage: object = None  # coverage.Coverage: the warp code analysed (json `coverage`, sarif run properties)
 
     def __post_init__(self):
         if not self.srcroot:
@@ -62,6 +63,8 @@ def merge_runs(runs: list) -> tuple:
             getattr(report, name).update(getattr(other, name))
         report.tool_notes += [n for n in other.tool_notes if n not in report.tool_notes]
         report.success = report.success and other.success
+        if report.coverage is not None and other.coverage is not None:
+            report.coverage.add(other.coverage)
         report.fail_on = min(report.fail_on, other.fail_on, key=severity_rank)
         sources.update(other_sources)
     if len(runs) > 1:

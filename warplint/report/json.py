@@ -58,6 +58,7 @@ def render_json(report: Report) -> str:
                          "severity": d.severity, "message": d.message} for d in report.diagnostics],
         "files": [display_path(p) for p in report.files],
         "summary": summary(report),
+        "coverage": report.coverage.as_dict() if report.coverage is not None else None,
     }
     if report.masks:  # --show-masks
         data["masks"] = {display_path(p): text for p, text in report.masks.items()}

@@ -198,8 +198,10 @@ def build_log(report: Report):
         results=results, invocations=[inv],
         original_uri_base_ids={"%SRCROOT%": so.ArtifactLocation(uri=root_uri)},
         column_kind="unicodeCodePoints")
+    run.properties = so.PropertyBag()
+    if report.coverage is not None:  # the warp code analysed (issue 13)
+        run.properties.coverage = report.coverage.as_dict()
     if report.masks:  # --show-masks: {artifact URI: text}
-        run.properties = so.PropertyBag()
         run.properties.masks = {artifact_uri(p, report.srcroot)[0]: text for p, text in report.masks.items()}
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 

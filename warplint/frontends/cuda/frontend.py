@@ -14,6 +14,7 @@ from ...ir import Diagnostic, Loc, Module
 from .cxx import desugar
 from .lexer import Tok, brief, quotable
 from .preprocess import preprocess
+from .warpcode import warp_functions
 from .rewrite import Rewriter
 
 _ERR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
@@ -141,6 +142,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
                "__CUDACC_VER_BUILD__": "0", "__cplusplus": "201703L", "__CUDA_ARCH_LIST__": str(arch)}
     defines.update(options.defines or {})
     toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path))
+    module.warp_code = warp_functions(toks, path)  # what coverage is measured against
     notes = _Notes(module, Quoter(path, text))
     _bare_cr_note(text, path, notes)
     for tok, msg in pp.notes:

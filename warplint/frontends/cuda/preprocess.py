@@ -513,8 +513,14 @@ def char_value(text: str) -> int:
 
 def preprocess(text: str, path: str, defines: dict, include_paths: list,
                tree: str | None = None) -> tuple[list[Tok], Preprocessor]:
+    """The file preprocessed, then with the qualifier and pragma macros nothing defines read as
+    what they spell (`qualifiers.py`; its notes join the preprocessor's)."""
+    from .qualifiers import resolve
     pp = Preprocessor(defines, include_paths, path, tree)
     try:
-        return pp.run(text, path), pp
+        toks = pp.run(text, path)
     except PPError as e:
         raise InputError(Loc(e.tok.path, e.tok.line, e.tok.col), e.msg) from None
+    toks, guessed = resolve(toks, path)
+    pp.notes.extend(guessed)
+    return toks, pp

@@ -1,0 +1,141 @@
+"""Macros the file uses but nothing warplint read defines (their header is not given or not
+found): `RAFT_KERNEL void k()`, `DI float f()`, `LAUNCH_BOUNDS(256) void k()`,
+`TCNN_PRAGMA_UNROLL for (...)`.  Left as they are, they make a kernel host code (dropped) or a
+parse error.  After preprocessing, each such name in declaration-specifier position of a
+function definition is read as what it most likely spells, and a note says so once per name:
+
+- followed by `(...)`: an attribute (`__launch_bounds__`, `__align__`): dropped with its arguments;
+- `__global__` when its name says KERNEL/GLOBAL, or the file launches the function with `<<<`;
+- `__device__` (`__host__ __device__` when its name also says HOST) when its name says DEV/DI/HD/
+  INLINE/CUDA/GPU or the function's body is device code (warp primitives, `threadIdx`, ...);
+- otherwise dropped (an export or inline macro of host code), without a note.
+
+Inside a function body, such a name standing alone before `for`/`while`/`do` is a pragma macro
+(`#pragma unroll`) and is dropped, as is `_Pragma("...")`.  Configuration `macros` / `-D` say what a
+name really is; a name defined there is expanded by the preprocessor and never reaches this.
+"""
+from __future__ import annotations
+
+import re
+
+from .lexer import Tok, quotable
+from .warpcode import PRIMITIVES, definitions, template_end
+
+MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")  # an all-caps name: what macros look like
+KERNEL_NAME = re.compile(r"KERNEL|GLOBAL")
+DEVICE_NAME = re.compile(r"DEV|(?:^|_)(?:DI|HD|HDI|INLINE|FORCEINLINE|CUDA|GPU)(?:_|$)|INLINE")
+HOST_NAME = re.compile(r"HOST|(?:^|_)HD(?:_|$)")
+DEVICE_WORDS = PRIMITIVES | {"threadIdx", "blockIdx", "blockDim", "gridDim", "__shared__", "warpSize",
+                             "__activemask", "__ldg", "atomicAdd", "__syncwarp"}
+LOOP_WORDS = {"for", "while", "do"}
+
+
+def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]]]:
+    """The tokens with undefined qualifier, attribute and pragma macros read as said above,
+    and the notes (token, message) for the qualifiers guessed."""
+    launched = {toks[i].text for i in range(len(toks) - 2)
+                if toks[i].kind == "id" and toks[i + 1].text == "<<" and toks[i + 2].text == "<"}
+    replace: dict[int, tuple[int, list[Tok]]] = {}  # start index -> (end index, new tokens)
+    notes: list[tuple[Tok, str]] = []
+    noted: set[str] = set()
+    for head, name, body, end in definitions(toks):
+        device_body = any(t.text in DEVICE_WORDS for t in toks[body:end])
+        for k in _specifiers(toks, head, name):
+            if not _undefined_macro(toks, k, name):
+                continue
+            stop = _after_arguments(toks, k)
+            if stop == k + 1 and not any(t.kind == "id" for t in toks[stop:name]):
+                continue  # the last specifier before the name: a type, not a qualifier
+            spelled, why = _spelling(toks[k].text, stop > k + 1, toks[name].text in launched, device_body,
+                                     any(t.text == "void" for t in toks[stop:name]))
+            replace[k] = (stop, [toks[k].copy(kind="id", text=w) for w in spelled])
+            if why and toks[k].text not in noted:
+                noted.add(toks[k].text)
+                notes.append((toks[k], _note(toks[k], path, " ".join(spelled), why)))
+        for k in range(body + 1, end):
+            if _pragma_macro(toks, k):
+                replace[k] = (_after_arguments(toks, k), [])
+    return _apply(toks, replace), notes
+
+
+def _specifiers(toks, head: int, name: int):
+    """Indices of the tokens before a function's name, template parameter lists left out."""
+    k = head
+    while k < name:
+        if toks[k].text == "template" and k + 1 < name and toks[k + 1].text == "<":
+            k = template_end(toks, k + 1, name) + 1
+            continue
+        yield k
+        k += 1
+
+
+def _undefined_macro(toks, k: int, name: int) -> bool:
+    t = toks[k]
+    if t.kind != "id" or not MACRO_NAME.fullmatch(t.text):
+        return False
+    nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+    prev = toks[k - 1].text if k else ""
+    return nxt not in ("::", "<") and prev not in ("::", "<", ",", "typename", "class", "struct")
+
+
+def _after_arguments(toks, k: int) -> int:
+    """The index after toks[k] and the parenthesised arguments right after it, if any."""
+    if k + 1 < len(toks) and toks[k + 1].text == "(":
+        depth = 0
+        for j in range(k + 1, len(toks)):
+            if toks[j].text == "(":
+                depth += 1
+            elif toks[j].text == ")":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+    return k + 1
+
+
+def _spelling(macro: str, has_args: bool, launched: bool, device_body: bool, returns_void: bool):
+    """(the tokens it stands for, why: None when dropped without a note)."""
+    if has_args:
+        return [], None
+    if KERNEL_NAME.search(macro) and returns_void:
+        return ["__global__"], "from its name"
+    if launched and returns_void:
+        return ["__global__"], "the function is launched with <<<...>>> in this file"
+    if DEVICE_NAME.search(macro) or device_body:
+        spelled = ["__host__", "__device__"] if HOST_NAME.search(macro) else ["__device__"]
+        return spelled, "from its name" if DEVICE_NAME.search(macro) else "the function's body is device code"
+    return [], None
+
+
+def _note(tok: Tok, path: str, spelled: str, why: str) -> str:
+    name = f"'{tok.text}'" if tok.path == path and quotable(tok.text) else "a qualifier macro"
+    macro = tok.text if quotable(tok.text) else "NAME"
+    return (f"{name} is defined nowhere warplint read (its header is not given or not found): taken as "
+            f"{spelled} ({why}); if that is wrong, say what it is with configuration "
+            f"`macros = {{{macro} = \"{spelled}\"}}` or -D{macro}=...")
+
+
+def _pragma_macro(toks, k: int) -> bool:
+    """`UNROLL_MACRO for (...)` or `_Pragma("unroll")` as a statement of its own."""
+    t = toks[k]
+    if t.text == "_Pragma":
+        return k + 1 < len(toks) and toks[k + 1].text == "("
+    if t.kind != "id" or not MACRO_NAME.fullmatch(t.text) or toks[k - 1].text not in (";", "{", "}"):
+        return False
+    stop = _after_arguments(toks, k)
+    return stop < len(toks) and toks[stop].text in LOOP_WORDS
+
+
+def _apply(toks, replace) -> list[Tok]:
+    if not replace:
+        return toks
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        if i in replace:
+            stop, new = replace[i]
+            out.extend(new)
+            i = stop
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
