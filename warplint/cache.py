@@ -241,6 +241,9 @@ def load(k: str, path: str):
         if not all(_still(_of(p, str), _of(s, str)) for p, s in deps.items()):
             return None
         paths = _Paths(path, deps)
+        coverage = data.get("coverage")
+        if coverage is not None and not (isinstance(coverage, list) and all(isinstance(x, int) for x in coverage)):
+            raise _Bad
         return ([_dec_finding(x, paths) for x in _of(data["findings"], list)],
                 [_dec_diagnostic(x, paths) for x in _of(data["diagnostics"], list)], coverage)
     except (InputFileError, _Bad, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
@@ -248,9 +251,6 @@ def load(k: str, path: str):
 
 
 TMP_SUFFIX = ".tmp"
-        coverage = data.get("coverage")
-        if coverage is not None and not (isinstance(coverage, list) and all(isinstance(x, int) for x in coverage)):
-            raise _Bad
 _swept = False
 
 

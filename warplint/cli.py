@@ -86,6 +86,9 @@ def _parser():
     run.add_argument("--timeout", type=float, metavar="SECONDS", default=DEFAULT_TIMEOUT,
                      help=f"time limit per file when several files are linted (default: {DEFAULT_TIMEOUT:g}; "
                           "0: none); a file past it gets an error, the others are analysed as usual")
+    run.add_argument("--require-analysis", action="store_true",
+                     help="exit 2 when a function with warp primitives was not analysed (config: "
+                          "require-analysis = true); the coverage line says how many")
     run.add_argument("--no-gitignore", action="store_true", help="lint files that .gitignore excludes")
     run.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave the tree")
     run.add_argument("--no-cache", action="store_true", help="do not reuse results of unchanged files")
@@ -100,9 +103,6 @@ def _err(msg: str) -> None:
     try:
         sys.stdout.flush()  # keep the report and the messages in order on a terminal
     except Exception:
-    run.add_argument("--require-analysis", action="store_true",
-                     help="exit 2 when a function with warp primitives was not analysed (config: "
-                          "require-analysis = true); the coverage line says how many")
         pass
     sys.stderr.write(msg.rstrip("\n") + "\n")
 
@@ -314,6 +314,7 @@ def _lint(args):
     report.line_hashes = line_hashes(report.findings, sources)
     show = args.show_source if args.show_source is not None else groups[0][0].show_source
     report.show_source = show is not False
+    args.require_analysis = args.require_analysis or any(cfg.require_analysis for cfg, _ in groups)
     if args.quiet:
         report.diagnostics = [d for d in report.diagnostics if d.severity == "error"]
         report.tool_notes = []
@@ -330,6 +331,10 @@ def _finish(args, report, sources) -> int:
         status_extra = _print_fixes(pipeline.apply_fixes(report, sources, write=not args.diff), write=not args.diff)
     _print_report(report, args)
     if not report.success or status_extra == EXIT_ERROR:
+        return EXIT_ERROR
+    if args.require_analysis and report.coverage is not None and report.coverage.not_analysed:
+        _err(f"warplint: error: --require-analysis: {report.coverage.not_analysed} of {report.coverage.total} "
+             "functions with warp primitives not analysed (notes above)")
         return EXIT_ERROR
     return EXIT_FINDINGS if report.failing and not args.exit_zero else EXIT_OK
 
@@ -361,7 +366,6 @@ def _print_report(report, args) -> None:
     for n in report.tool_notes:
         _err(f"warplint: note: {n}")
     color = (args.format == "text" and not args.output and
-    args.require_analysis = args.require_analysis or any(cfg.require_analysis for cfg, _ in groups)
              (args.color == "always" or (args.color == "auto" and os.environ.get("NO_COLOR") is None
                                          and sys.stdout.isatty())))
     if args.statistics:
@@ -378,11 +382,9 @@ def _print_report(report, args) -> None:
     elif not args.diff:
         sys.stdout.write(text)
     if (args.format == "text" or args.output) and not args.quiet:
+        if report.coverage is not None:
+            _err(report.coverage.line())
         _err(summary(report))
-    if args.require_analysis and report.coverage is not None and report.coverage.not_analysed:
-        _err(f"warplint: error: --require-analysis: {report.coverage.not_analysed} of {report.coverage.total} "
-             "functions with warp primitives not analysed (notes above)")
-        return EXIT_ERROR
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -415,5 +417,3 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"warplint: internal error: {type(e).__name__}: {e} "
              "(please report this at https://github.com/warplint/warplint/issues)")
         return EXIT_ERROR
-        if report.coverage is not None:
-            _err(report.coverage.line())

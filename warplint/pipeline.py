@@ -256,19 +256,19 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     try:
         module = result.module = parse_text(text, path, options)
         analyses = result.analyses = analyse(module, options)
-        result.coverage, notes = file_coverage(module, analyses, result.diagnostics)
-        result.diagnostics.extend(notes)
         masks = _format_masks(analyses) if options.show_masks else None  # before the checks' notes
         result.findings = check(module, analyses, resolve_targets(module, options), options)
         result.diagnostics.extend(module.diagnostics + analysis_notes(module, analyses))
+        result.coverage, notes = file_coverage(module, analyses, result.diagnostics)
+        result.diagnostics.extend(notes)
         if not result.failed:
             result.masks = masks
     except InputError as e:
-    if result.failed:
-        result.coverage = Coverage(failed_files=1)
         result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
     except RecursionError:
         result.diagnostics.append(Diagnostic(Loc(path, 1, 1), "error", "input nested too deeply to analyse"))
+    if result.failed:
+        result.coverage = Coverage(failed_files=1)
     return result
 
 
