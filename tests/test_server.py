@@ -202,6 +202,14 @@ def test_configuration_error_is_a_diagnostic(session, project):
     assert d.range.start == lsp.Position(line=0, character=0)
 
 
+def test_a_nul_in_the_buffer_is_an_error_at_its_place(session, project):
+    text = LEGACY_VOTE.replace("v > 0", "v >\0 0")
+    uri = session.open(project / "nul.cu", text)
+    (d,) = session.diagnostics(uri)
+    assert d.severity == lsp.DiagnosticSeverity.Error and "NUL" in d.message
+    assert d.range.start == at(text, "\0").start
+
+
 def test_excluded_and_foreign_files_get_no_diagnostics(session, project):
     sub = project / "vendor"
     sub.mkdir()

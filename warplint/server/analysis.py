@@ -50,13 +50,21 @@ def lint_document(path: str, text: str) -> Linted | None:
     configuration found for its path; per-path ignores and in-source suppressions applied.
     None: the project does not lint this file.  Never raises: a problem is a diagnostic."""
     from ..config import discover
-    from ..errors import UsageError
+    from ..errors import InputError, UsageError
+    from ..pipeline import decode_source
     try:
         cfg = discover(path)
         options = options_for(cfg)
-        return None if excluded(path, cfg, options) else _lint(path, text, cfg, options)
+        if excluded(path, cfg, options):
+            return None
+        text, notes = decode_source(text.encode("utf-8", "surrogatepass"), path)  # as `warplint -` reads stdin
+        linted = _lint(path, text, cfg, options)
+        linted.diagnostics[:0] = notes
+        return linted
     except UsageError as e:
         return Linted(path, text, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"configuration: {e}")])
+    except InputError as e:  # a NUL in the buffer
+        return Linted(path, text, diagnostics=[Diagnostic(e.loc, "error", e.message)])
     except Exception as e:  # a bug in an analysis must not take the server down
         return Linted(path, text, diagnostics=[Diagnostic(
             Loc(path, 1, 1), "error", f"internal error while analysing: {type(e).__name__}: {e}")])
