@@ -642,6 +642,10 @@ def desugared(src: str) -> str:
     ("struct S { int a; S(int x) : a(x) {} int get() const { return a; } static int two() { return 2; } };",
      "struct S { int a ; } ; void S__S ( struct S * this , int x ) { this -> a = x ; } "
      "int S__get ( struct S * this ) { return this -> a ; } static int S__two ( ) { return 2 ; }"),
+    ("template <typename T, int N = (2 > 1 and 3)> T f(T x) { return reinterpret_cast<const T &>(x) + N; }",
+     "T f ( T x ) { return reinterpret_cast < const T > ( x ) + N ; }"),
+    ("P g() { P p; p = {1, 2}; return {p.a, 3}; }",
+     "P g ( ) { P p ; p = ( P ) { 1 , 2 } ; return ( P ) { p . a , 3 } ; }"),
 ])
 def test_cxx_layer_desugars_to_c_with_the_same_meaning(src, want):
     assert desugared(src) == want

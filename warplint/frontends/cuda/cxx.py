@@ -86,10 +86,11 @@ class Source:
 class Facts:
     """What the lowering needs to know of the C++ it no longer sees."""
 
-    def __init__(self, ref_params=None, display=None, notes=None):
+    def __init__(self, ref_params=None, display=None, notes=None, values=None):
         self.ref_params: dict[str, tuple[int, ...]] = ref_params or {}  # function -> reference parameters
         self.display: dict[str, str] = display or {}  # mangled name -> `a::b`
         self.notes: list[tuple[Tok, str]] = notes or []
+        self.values: set[str] = values or set()  # template value parameters: never type names
 
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
@@ -105,7 +106,8 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
         out = layer.items(tree.root_node)
     except RecursionError:
         return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
-    return out, Facts(layer.ref_params, layer.display, layer.notes)
+    layer.typenames -= layer.values
+    return out, Facts(layer.ref_params, layer.display, layer.notes, layer.values)
 
 
 def _walk(root):
@@ -115,6 +117,36 @@ def _walk(root):
         n = stack.pop()
         yield n
         stack.extend(reversed(n.children))
+
+
+_NAMING = ("type_definition", "alias_declaration", "type_parameter_declaration",
+           "optional_type_parameter_declaration", "struct_specifier", "class_specifier", "union_specifier",
+           "enum_specifier", "function_definition", "declaration", "parameter_declaration",
+           "optional_parameter_declaration")
+_TARGETS = ("call_expression", "init_declarator", "declaration", "reference_declarator", "qualified_identifier",
+            "function_declarator", "template_declaration", "abstract_reference_declarator", "return_statement",
+            "assignment_expression")
+_QUERIES: dict[tuple, object] = {}
+
+
+def _nodes(root, types: tuple[str, ...]) -> list:
+    """The nodes of these types under `root` (found by the parser's query engine, not by a walk
+    in Python), in document order, outer ones first."""
+    import tree_sitter
+    q = _QUERIES.get(types)
+    if q is None:
+        q = _QUERIES[types] = tree_sitter.Query(_parser().language, "[" + " ".join(f"({t})" for t in types) + "] @n")
+    found = tree_sitter.QueryCursor(q).captures(root).get("n", [])
+    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
+
+
+def _in_error(n) -> bool:
+    """Is `n` in (or) a part the parser could not read?"""
+    while n is not None:
+        if n.type == "ERROR" or n.is_missing:
+            return True
+        n = n.parent
+    return False
 
 
 def _text(node) -> str:
@@ -157,7 +189,7 @@ def mangle(parts) -> str:
 class _Layer:
     def __init__(self, src: Source, typenames: set[str]):
         self.src = src
-        self.typenames = set(typenames)
+        self.typenames = typenames  # the rewriter's type names: those found here are added
         self.edits: dict[int, list] = {}  # first token -> nodes to rewrite starting there, outer first
         self.starts: list[int] = []  # sorted keys of edits
         self.active: set[int] = set()  # ids of the nodes being rewritten
@@ -168,32 +200,69 @@ class _Layer:
         self.alias: dict[int, object] = {}  # token index of a use of a local reference -> its declaration
         self.local_refs: dict[int, str] = {}  # id of a local reference's init_declarator -> "alias"/"pointer"
         self.fixed: dict[int, object] = {}  # node id -> its handler (class members, decided per class)
+        self.fixed_nodes: list = []
+        self.alias_nodes: list = []  # uses of local references
+        self.decls: dict[int, dict] = {}  # function id -> name -> [(start, type node, declarator)]
         self.pending: list[Tok] = []  # member functions taken out of a class, for after its item
         self.classes: dict[str, _Class] = {}  # classes whose members are functions now
+        self.values: set[str] = set()  # names of template value parameters
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
-        for n in _walk(root):
+        for n in _nodes(root, _NAMING):
             self._names(n)
-        for n in _walk(root):
-            if n.type in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None:
+        for n in _nodes(root, ("struct_specifier", "class_specifier")):
+            if n.child_by_field_name("body") is not None:
                 _Class(self, n).plan()
-        for n in _walk(root):
-            if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None \
-                    and d.type == "reference_declarator":
+        for n in _nodes(root, ("init_declarator",)):
+            if (d := n.child_by_field_name("declarator")) is not None and d.type == "reference_declarator":
                 self._local_reference(n, d)
-        stack = [(root, False)]
-        while stack:
-            n, in_error = stack.pop()
-            in_error = in_error or n.type == "ERROR" or n.is_missing
-            if not in_error and self._is_target(n):
+        found = _nodes(root, _TARGETS) + self.fixed_nodes + self.alias_nodes
+        named = [c for n in found if n.type in ("call_expression", "function_declarator")
+                 for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
+                 if c.type == "identifier"]
+        for n in sorted(found + named, key=lambda n: (n.start_byte, -n.end_byte)):
+            if root.has_error and _in_error(n):
+                continue
+            if self._is_target(n):
                 a, b = self.src.span(n)
-                if b > a:
+                if b > a and n not in self.edits.get(a, ()):
                     self.edits.setdefault(a, []).append(n)
-            stack.extend((c, in_error) for c in reversed(n.children))
         self.starts = sorted(self.edits)
+
+    def fix(self, node, handler) -> None:
+        """Node `node` is rewritten by `handler` (decided by its class)."""
+        self.fixed[node.id] = handler
+        self.fixed_nodes.append(node)
+
+    def declarations(self, fn) -> dict:
+        """name -> [(start byte, type node, declarator)] of the parameters and locals of `fn`."""
+        got = self.decls.get(fn.id)
+        if got is None:
+            got = self.decls[fn.id] = {}
+            for d in _nodes(fn, ("parameter_declaration", "declaration")):
+                ty = d.child_by_field_name("type")
+                for decl in d.children_by_field_name("declarator"):
+                    target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+                    name = _declarator_name(target)
+                    if name is not None:
+                        got.setdefault(_text(name), []).append((d.start_byte, ty, target))
+        return got
+
+    def declared(self, ident):
+        """(type node, declarator) of the last declaration of `ident`'s name before it in its function."""
+        fn = ident.parent
+        while fn is not None and fn.type != "function_definition":
+            fn = fn.parent
+        if fn is None:
+            return None
+        found = None
+        for start, ty, target in self.declarations(fn).get(_text(ident), ()):
+            if start < ident.start_byte:
+                found = (ty, target)
+        return found
 
     def inside_class(self, n) -> bool:
         p = n.parent
@@ -205,6 +274,12 @@ class _Layer:
 
     def _names(self, n) -> None:
         t = n.type
+        if t in ("parameter_declaration", "optional_parameter_declaration") and n.parent is not None and \
+                n.parent.type == "template_parameter_list":
+            name = _declarator_name(n.child_by_field_name("declarator"))
+            if name is not None:
+                self.values.add(_text(name))
+            return
         if t in ("type_definition", "alias_declaration", "type_parameter_declaration",
                  "optional_type_parameter_declaration", "struct_specifier", "class_specifier",
                  "union_specifier", "enum_specifier"):
@@ -269,6 +344,7 @@ class _Layer:
         self.local_refs[init.id] = kind
         for m in uses:
             self.alias[self.src.span(m)[0]] = (kind, name, value)
+            self.alias_nodes.append(m)
 
     def _is_target(self, n) -> bool:
         if n.id in self.fixed:
@@ -283,8 +359,11 @@ class _Layer:
             return self._direct_init(n) is not None or any(
                 c.type == "init_declarator" and self.local_refs.get(c.id) == "alias"
                 for c in n.children_by_field_name("declarator"))
-        if t in ("reference_declarator", "qualified_identifier", "function_declarator"):
+        if t in ("reference_declarator", "qualified_identifier", "function_declarator", "template_declaration",
+                 "abstract_reference_declarator"):
             return True
+        if t in ("return_statement", "assignment_expression"):
+            return self._braced_value(n) is not None
         if t == "identifier":
             return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None
         return False
@@ -405,29 +484,15 @@ class _Layer:
     def _declared_class(self, ident):
         """(class, declared as a pointer) of the variable `ident` names, from its declaration in
         the enclosing function (parameter or local before it); None when not one of ours."""
-        x = _text(ident)
-        fn = ident.parent
-        while fn is not None and fn.type != "function_definition":
-            fn = fn.parent
-        if fn is None:
+        found = self.declared(ident)
+        if found is None:
             return None
-        found = None
-        for d in _walk(fn):
-            if d.start_byte >= ident.start_byte:
-                break
-            if d.type not in ("parameter_declaration", "declaration"):
-                continue
-            ty = d.child_by_field_name("type")
-            if ty is not None and ty.type == "template_type":
-                ty = ty.child_by_field_name("name")
-            if ty is None or ty.type != "type_identifier" or _text(ty) not in self.classes:
-                continue
-            for decl in d.children_by_field_name("declarator"):
-                target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
-                name = _declarator_name(target)
-                if name is not None and _text(name) == x:
-                    found = (self.classes[_text(ty)], target.type == "pointer_declarator")
-        return found
+        ty, target = found
+        if ty is not None and ty.type == "template_type":
+            ty = ty.child_by_field_name("name")
+        if ty is None or ty.type != "type_identifier" or _text(ty) not in self.classes:
+            return None
+        return self.classes[_text(ty)], target.type == "pointer_declarator"
 
     def _call_method(self, call, cls, member, obj, pointer):
         """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`."""
@@ -503,6 +568,62 @@ class _Layer:
 
     def r_function_declarator(self, n):
         return None  # its parts are rewritten (reference parameters, qualified names)
+
+    # -- templates ---------------------------------------------------------------------------
+    def r_template_declaration(self, n):
+        """`template <typename T, int N> item` -> `item`: a type parameter is a type name (an
+        opaque type), a value parameter an unknown that is the same in every thread (as any name
+        declared nowhere is to the lowering)."""
+        params = n.child_by_field_name("parameters")
+        if params is None:
+            return None
+        _, b = self.src.span(params)
+        return self.render(b, self.src.span(n)[1])
+
+    def r_abstract_reference_declarator(self, n):
+        """`reinterpret_cast<const T &>(x)` -> a cast to `const T`: the value it reads."""
+        return []
+
+    # -- braced values -----------------------------------------------------------------------
+    def _braced_value(self, n):
+        """(type node, braces) of `return {a, b};` or `v = {a, b}`: the function's return type or
+        v's declared type, when that is a plain type name."""
+        if n.type == "return_statement":
+            value = n.named_children[0] if n.named_child_count else None
+            fn = n.parent
+            while fn is not None and fn.type != "function_definition":
+                fn = fn.parent
+            d = fn.child_by_field_name("declarator") if fn is not None else None
+            ty = fn.child_by_field_name("type") if d is not None and d.type == "function_declarator" else None
+        else:
+            value = n.child_by_field_name("right")
+            left = n.child_by_field_name("left")
+            ty = self._declared_type(left) if left is not None and left.type == "identifier" and \
+                _text(n.children[1]) == "=" else None
+        if value is None or value.type != "initializer_list" or ty is None or \
+                ty.type not in ("type_identifier", "primitive_type"):
+            return None
+        return ty, value
+
+    def _declared_type(self, ident):
+        """The type node of the declaration of the variable `ident` names, in its function."""
+        found = self.declared(ident)
+        return found[0] if found is not None and found[1].type == "identifier" else None
+
+    def _compound_literal(self, ty, braces) -> list[Tok]:
+        t = self.tok(braces)
+        return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), *self.node(braces)]
+
+    def r_return_statement(self, n):
+        ty, braces = self._braced_value(n)
+        a, b = self.src.span(n)
+        return [self.src.toks[a], *self._compound_literal(ty, braces), *self.src.toks[self.src.span(braces)[1]:b]]
+
+    def r_assignment_expression(self, n):
+        ty, braces = self._braced_value(n)
+        a, _ = self.src.span(n)
+        ba, _ = self.src.span(braces)
+        return self.render(a, ba) + self._compound_literal(ty, braces)
 
     # -- references --------------------------------------------------------------------------
     def r_reference_declarator(self, n):
@@ -644,14 +765,14 @@ class _Class:
             return
         self.layer.classes[self.name] = self
         for c in drop:
-            self.layer.fixed[c.id] = self.remove
+            self.layer.fix(c, self.remove)
         for c, fd, d, name in members:
             self.prepare(fd, d, name)
-            self.layer.fixed[c.id] = self.hoist
+            self.layer.fix(c, self.hoist)
         # `public:`: the colon after the access specifier goes with it
         for c in self.body.children:
             if c.type == ":" and c.prev_sibling is not None and c.prev_sibling.type == "access_specifier":
-                self.layer.fixed[c.id] = self.remove
+                self.layer.fix(c, self.remove)
 
     def remove(self, n):
         return []
@@ -675,18 +796,18 @@ class _Class:
         lay.display[mangled] = f"{self.name}::{_text(fn_name)}"
         t = lay.tok(fn_name)
         ctor = name == self.name or name == "dtor"
-        lay.fixed[fn_name.id] = lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)]
+        lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)])
         if not static and params is not None:
-            lay.fixed[params.id] = lambda n: self.object_parameter(n)
+            lay.fix(params, lambda n: self.object_parameter(n))
         for q in d.children:
             if q.type == "type_qualifier":  # `) const`
-                lay.fixed[q.id] = self.remove
+                lay.fix(q, self.remove)
         inits = [c for c in fd.children if c.type == "field_initializer_list"]
         body = fd.child_by_field_name("body")
         for c in inits:
-            lay.fixed[c.id] = self.remove
+            lay.fix(c, self.remove)
         if inits and body is not None and body.type == "compound_statement":
-            lay.fixed[body.id] = lambda n: self.constructor_body(n, inits[0])
+            lay.fix(body, lambda n: self.constructor_body(n, inits[0]))
         self.member_uses(fd, static)
 
     def object_parameter(self, params):
@@ -733,11 +854,11 @@ class _Class:
             if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
                     and x in self.methods:
                 if self.methods[x] or static:
-                    lay.fixed[n.id] = lambda m, x=x: [lay.tok(m).copy(text=self.mangled(x))]
+                    lay.fix(n, lambda m, x=x: [lay.tok(m).copy(text=self.mangled(x))])
                 else:
-                    lay.fixed[p.id] = lambda m, x=x: self.member_call(m, x)
+                    lay.fix(p, lambda m, x=x: self.member_call(m, x))
             elif x in self.fields and not static:
-                lay.fixed[n.id] = lambda m: self.this_field(m)
+                lay.fix(n, lambda m: self.this_field(m))
 
     def this_field(self, n):
         t = self.layer.tok(n)

@@ -503,7 +503,7 @@ class Rewriter:
         n = len(toks)
         for i in range(n - 1):
             t = toks[i]
-            if t.kind != "id" or t.text in C_KEYWORDS or t.text in typedefs:
+            if t.kind != "id" or t.text in C_KEYWORDS or t.text in typedefs or t.text in self.facts.values:
                 continue
             prev = toks[i - 1].text if i else ";"
             if prev in ("struct", "union", "enum", "goto", ".", "->"):
