@@ -8,6 +8,9 @@ Annotations are ordinary `//` comments (valid in both PTX and CUDA-C):
     line: ``// expect: WL003, WL004``; the same id twice means two findings.
 ``// expect: WL004(possible)`` / ``WL004(definite)``
     Also check the finding's certainty; without it either certainty is accepted.
+``// expect: WL003 "lanes 0-15 execute"``
+    Also check the message: one finding at that (line, rule) must contain the quoted text
+    (like clang's ``-verify``; the text may hold neither ``"``, ``;`` nor ``//``).
 ``// expect[sm_60]: WL002``
     Only for the run with target sm_60 (several: ``expect[sm_60,sm_61]``).  An expectation
     without ``[...]`` must hold for every target the file is run for.  Several clauses on one
@@ -53,7 +56,8 @@ FIXTURES = ROOT / "fixtures"
 
 _EXPECT_START = re.compile(r"//\s*expect\b")
 _EXPECT = re.compile(r"expect(?:\[([^\]]*)\])?\s*:\s*([^;]*?)\s*(?=;|//|$)")
-_ITEM = re.compile(r"^(WL\d{3})(?:\((possible|definite)\))?$")
+_ITEM = re.compile(r'^(WL\d{3})(?:\((possible|definite)\))?(?:\s*"([^"]*)")?$')
+_ITEMS = re.compile(r'[^,\s"]+(?:\s*"[^"]*")?|"[^"]*"?')  # items, a quoted message kept with its rule
 _TARGETS = re.compile(r"//\s*targets\s*:\s*(.*?)\s*$", re.M)
 _ALSO = re.compile(r"//\s*also\s*:\s*(.*?)\s*$", re.M)
 _BLOCK_DIM = re.compile(r"//\s*block_dim\s*:\s*(.*?)\s*$", re.M)
@@ -65,6 +69,7 @@ class Expectation:
     rule: str
     certainty: str | None = None  # "possible" | "definite" | None (either)
     targets: tuple[str, ...] = ()  # () = every target run
+    text: str | None = None  # a part of the message that one finding must contain
 
 
 @dataclass
@@ -97,14 +102,14 @@ def parse_spec(text: str) -> Spec:
             raise ValueError(f"line {n}: cannot read expectation {line[start.start():]!r}")
         for em in clauses:
             tg = tuple(_split(em[1])) if em[1] else ()
-            items = _split(em[2])
+            items = _ITEMS.findall(em[2])
             if not items:
                 raise ValueError(f"line {n}: empty expectation")
             for item in items:
                 im = _ITEM.match(item)
                 if not im:
                     raise ValueError(f"line {n}: cannot read expectation {item!r}")
-                spec.expectations.append(Expectation(n, im[1], im[2], tg))
+                spec.expectations.append(Expectation(n, im[1], im[2], tg, im[3]))
     return spec
 
 
@@ -176,6 +181,9 @@ def compare(spec: Spec, run: Run) -> list[str]:
             if have[cert] < n and gc[key] >= wc[key]:
                 problems.append(f"[{run.target}] {key[1]} on line {key[0]} should be {cert}, got "
                                 + ", ".join(sorted(have.elements())))
+    for e in want:
+        if e.text is not None and not any(e.text in f.message for f in got if (f.loc.line, f.rule_id) == (e.line, e.rule)):
+            problems.append(f"[{run.target}] no {e.rule} message on line {e.line} contains {e.text!r}")
     return problems
 
 

@@ -237,3 +237,21 @@ def test_latin1_source_is_analysed_with_a_note(project, run_cli):
     assert status == 1
     assert "k.cu:1:7: note: file is not valid UTF-8 text: read as Latin-1" in err
     assert "k.cu:7:24: error: '__shfl' without a membermask" in out
+
+
+# -- fixture expectations with message text ------------------------------------------------------
+
+def test_expectations_may_carry_message_text():
+    from fixture_harness import Run, compare, parse_spec
+    from warplint.findings import Finding
+    from warplint.ir import Loc
+    spec = parse_spec('x;  // expect: WL003 "lanes 0-15 execute", WL004(possible); expect[sm_70]: WL005 "a b"\n')
+    assert [(e.rule, e.certainty, e.targets, e.text) for e in spec.expectations] == [
+        ("WL003", None, (), "lanes 0-15 execute"), ("WL004", "possible", (), None), ("WL005", None, ("sm_70",), "a b")]
+
+    def run(msg):
+        return Run("sm_60", [Finding("WL003", "error", msg, Loc("k.cu", 1, 1)),
+                             Finding("WL004", "warning", "m", Loc("k.cu", 1, 1), "possible")], [])
+    assert compare(spec, run("lanes 0-15 execute '__shfl_sync'")) == []
+    assert compare(spec, run("lanes 16-31 execute")) == [
+        "[sm_60] no WL003 message on line 1 contains 'lanes 0-15 execute'"]

@@ -195,7 +195,7 @@ class LegacyActiveMaskBallot(Message):
 @dataclass(frozen=True)
 class ShuffleSourceInvalid(Message):
     """WL005"""
-    template = "{reader_list} {read} from {source_list}, which {are} {reason}: the {value} read {is_} undefined"
+    template = "{reader_list} {read} from {source_list}, which {why}: the {value} read {is_} undefined"
     readers: int
     sources: int
     reasons: tuple[str, ...]  # "exited", "inactive", "not in the membermask"
@@ -203,10 +203,17 @@ class ShuffleSourceInvalid(Message):
 
     def words(self) -> dict:
         one = _one(self.readers)
-        are = _verb(self.sources, "is", "are") if self.definite else "may be"
         return {"reader_list": _lanes(self.readers), "read": ("reads" if one else "read") if self.definite else "may read",
-                "source_list": _lanes(self.sources), "are": are, "reason": " or ".join(sorted(self.reasons)),
+                "source_list": _lanes(self.sources), "why": " or ".join(self._reason(r) for r in sorted(self.reasons)),
                 "value": "value" if one else "values", "is_": "is" if one else "are"}
+
+    def _reason(self, reason: str) -> str:
+        """'have exited', 'is inactive', 'may not be in the membermask'."""
+        if reason == "exited":
+            return "may have exited" if not self.definite else _verb(self.sources, "has exited", "have exited")
+        if not self.definite:
+            return "may not be in the membermask" if reason.startswith("not ") else f"may be {reason}"
+        return f"{_verb(self.sources, 'is', 'are')} {reason}"
 
 
 @dataclass(frozen=True)
