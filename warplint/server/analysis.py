@@ -27,11 +27,13 @@ def same_file(a: str, b: str) -> bool:
 
 def options_for(cfg):
     """The CLI's options for a project configuration (no command-line flags), as the editor
-    needs them: no result cache, PTX findings on the PTX lines of the buffer being edited."""
+    needs them: no result cache, PTX findings on the PTX lines of the buffer being edited,
+    the buffer itself analysed (never nvcc on the file)."""
     from ..cli import _build_options, _parser
     options = _build_options(_parser().parse_args([]), cfg)
     options.use_cache = False
     options.map_ptx_locations = False
+    options.via_nvcc = False  # nvcc would compile the file on disk, not the buffer
     return options
 
 
