@@ -16,6 +16,9 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b:
         "geu": lambda a, b: a >= b}
 _CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<",
              "ls": "<=", "hi": ">", "hs": ">="}
+_OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
+             "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
+_UNORDERED = ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 _TYPES = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32,
           "s32": 32, "b64": 64, "u64": 64, "s64": 64, "pred": 1, "f32": 0, "f64": 0, "f16": 0,
           "bf16": 0, "f16x2": 0, "b128": 128}
@@ -207,6 +210,21 @@ class Evaluator:
             return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
         return None
 
+    def truncate(self, v, bits: int):
+        """An integer conversion to `bits` bits (cvt)."""
+        if isinstance(v, Aff) and v.exact and 0 < bits < 64:
+            return Aff(0, tuple(x & ((1 << bits) - 1) for x in v.off))
+        return v
+
+    def select(self, a, c, p, text: str, loc):
+        """`p ? a : c` (selp)."""
+        e = self.pred_lanes(p, text, loc).exact
+        if e is not None and isinstance(a, Aff) and isinstance(c, Aff) and a.exact and c.exact:
+            return Aff(0, tuple(x if e >> l & 1 else y for l, (x, y) in enumerate(zip(a.off, c.off))))
+        if a == c:
+            return a
+        return self.opaque("selp", (a, c, p))
+
     # -- predicates -----------------------------------------------------------------------
     def compare(self, cmp: str, a, b, bits: int, signed: bool, text: str, loc, neg_text: str = ""):
         f = _CMP.get(cmp)
@@ -270,6 +288,17 @@ class Evaluator:
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
+
+
+def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
+    """The lanes where setp's comparison of the values `a` and `c` holds."""
+    mods, srcs = ins.mods, ins.srcs
+    cmp = next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne")
+    signed = any(m.startswith("s") and m[1:].isdigit() for m in mods)
+    text = f"{srcs[0]} {_CMP_TEXT.get(cmp, cmp)} {srcs[1]}"
+    opposite = _OPPOSITE.get(cmp)
+    neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
+    return ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text)
 
 
 def _canonical(cmp: str, a, b, integer: bool, signed: bool):

@@ -1,0 +1,185 @@
+"""Control dependence: which lanes run each block, from the CFG's networkx facts.
+
+A block control dependent on the edge X->S of a branch runs on `lanes(X) ∧ cond(X->S)`; a
+block control dependent on nothing runs on the function's entry lanes.  This gives
+reconvergence at the immediate post-dominator of every branch (the pre-Volta model, and what
+nvcc arranges on Volta+ with BSSY/BSYNC) and early exits (the code after `if (c) return;` is
+control dependent on that branch).
+
+*Temporal divergence* (as LLVM's GenericUniformityImpl names it): a loop whose exit condition
+differs between lanes lets its lanes leave at different iterations.  Its body is control
+dependent on its own exit test, so the body runs on "the first iteration, or the lanes still
+iterating" (`LoopStay`), never on lanes that already left.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..cfg import CFG, EXIT
+from ..ir import Addr
+from .domain import negate
+from .liveness import registers
+from .lanes import FULL_SET, LaneSet, Literals, unknown_subset
+from .transfer import Evaluator
+from .values import is_uniform, scope_of
+
+CHEAP_DEPS = 4  # past the work bound, blocks with more control dependences get unknown lanes
+
+
+class FirstIteration(NamedTuple):
+    """The condition "in the first iteration of the loop at `header`" (uniform in the block)."""
+    tag: str
+    cfg: int
+    header: int
+
+
+class UnknownLanes(NamedTuple):
+    """The name of "some of the entry lanes" given to block `block` past the work bound."""
+    tag: int
+    block: int
+
+
+class BranchTarget(NamedTuple):
+    """The condition "an indirect branch (brx.idx) at `block` goes to `target`"."""
+    tag: str
+    block: int
+    target: int
+
+
+class ControlDependence:
+    """The lanes of each block and of each branch edge of one function."""
+
+    def __init__(self, cfg: CFG, lits: Literals, entry_mask: LaneSet, rpo_index: dict[int, int]):
+        self.cfg = cfg
+        self.lits = lits
+        self.entry_mask = entry_mask
+        self.rpo_index = rpo_index
+        self.cd = cfg.control_dependence  # block -> [(branch block, successor)]
+        self.dependents = _dependents(self.cd)
+        self.on_entry_path = _postdominators_of_entry(cfg)
+        self.edge_cond: dict[tuple[int, int], LaneSet] = {}
+
+    def deps(self, b: int) -> int:
+        return len(self.cd.get(b, ()))
+
+    def edge_lanes(self, masks: dict[int, LaneSet], p: int, b: int) -> LaneSet:
+        """The lanes that go from `p` to `b`."""
+        m = masks.get(p)
+        c = self.edge_cond.get((p, b))
+        if m is None or c is None:
+            return FULL_SET
+        return m.and_(c)
+
+    def block_lanes(self, masks: dict[int, LaneSet], b: int, cheap: bool) -> LaneSet:
+        """Lanes of block `b`: from its forward control dependences (a branch before it in
+        program order); a loop exit test whose condition differs between lanes adds "in the
+        first iteration, or among the lanes still iterating" (temporal divergence).  `cheap`
+        (past the work bound): a block with many dependences gets some of the entry lanes."""
+        deps = self.cd.get(b)
+        if not deps:
+            return self.entry_mask
+        if cheap and len(deps) > CHEAP_DEPS:  # any of the entry lanes, as far as we know
+            return unknown_subset(self.entry_mask, UnknownLanes(-1, b))
+        fwd = [self.entry_mask] if b in self.on_entry_path else []  # lanes from forward edges
+        stay = []  # (loop header, condition to stay in the loop) that differs between lanes
+        index = self.rpo_index
+        for x, s in deps:
+            cond = self.edge_cond.get((x, s))
+            if cond is None:
+                continue
+            if x == b or index.get(s, 0) <= index.get(x, 0):  # own exit test, or a back edge
+                if any(self.lits[l].kind != "uniform" for l in cond.lits):
+                    stay.append((s, cond))
+                continue
+            mx = masks.get(x)
+            if mx is not None:
+                fwd.append(mx.and_(cond))
+        fwd = LaneSet.union(fwd)
+        if not stay:
+            return fwd
+        if fwd.is_empty():  # only reached round a loop (irreducible flow): be conservative
+            return self._any_dependence(masks, deps)
+        return fwd.and_(self._still_iterating(stay))
+
+    def _any_dependence(self, masks: dict[int, LaneSet], deps) -> LaneSet:
+        parts = []
+        for x, s in deps:
+            mx, cond = masks.get(x), self.edge_cond.get((x, s))
+            if mx is not None and cond is not None:
+                parts.append(mx.and_(cond))
+        return LaneSet.union(parts)
+
+    def _still_iterating(self, stay: list) -> LaneSet:
+        header = stay[0][0]
+        first = self.lits.get(FirstIteration("first-iteration", id(self.cfg), header), "uniform", "block",
+                              "first iteration of the loop")
+        return LaneSet.union([LaneSet.lit(first)] + [cond for _, cond in stay])
+
+    def set_edge_conditions(self, ev: Evaluator, b: int, branch_value) -> bool:
+        """The conditions of `b`'s out-edges, from the value its branch decides on.  Returns
+        whether one changed."""
+        cfg = self.cfg
+        succs = cfg.succs(b)
+        if len(succs) < 2:
+            new = {(b, s): FULL_SET for s in succs}
+        else:
+            term = cfg.blocks[b].terminator
+            if term is not None and term.guard is not None:
+                new = self._guarded_branch(ev, b, term, branch_value)
+            else:
+                new = self._indexed_branch(b, term, branch_value)
+        changed = any(self.edge_cond.get(e) != c for e, c in new.items())
+        self.edge_cond.update(new)
+        return changed
+
+    def _guarded_branch(self, ev: Evaluator, b: int, term, v) -> dict:
+        taken = ev.pred_lanes(v, term.guard[0], term.loc) if v is not None else FULL_SET
+        if term.guard[1]:
+            taken = negate(taken, self.lits, ("neg", b))
+        fall = negate(taken, self.lits, ("fall", b))
+        edges = self.cfg.edges
+        return {(b, s): fall if edges[(b, s)].get("kind") == "fall" else taken for s in self.cfg.succs(b)}
+
+    def _indexed_branch(self, b: int, term, idx) -> dict:
+        """brx.idx: one condition per target."""
+        out = {}
+        for s in self.cfg.succs(b):
+            kind = "uniform" if idx is not None and is_uniform(idx) else "lane"
+            lit = self.lits.get(BranchTarget("brx", b, s), kind, scope_of(idx) if idx is not None else "lane",
+                                "indirect branch target", term.loc if term else None)
+            out[(b, s)] = LaneSet.lit(lit)
+        return out
+
+
+def _dependents(cd: dict) -> dict[int, list[int]]:
+    """Branch block -> the blocks control dependent on one of its edges."""
+    out: dict[int, list[int]] = {}
+    for b, deps in cd.items():
+        for x, _ in deps:
+            out.setdefault(x, []).append(b)
+    return out
+
+
+def _postdominators_of_entry(cfg: CFG) -> set[int]:
+    """Blocks every execution reaches (they run on the entry lanes, besides any loop
+    control dependence of their own)."""
+    out, b = set(), cfg.entry
+    ipdom = cfg.ipdom
+    while b != EXIT and b not in out:
+        out.add(b)
+        b = ipdom.get(b, EXIT)
+    return out
+
+
+def loop_writes(cfg: CFG) -> dict[int, set]:
+    """Loop header -> registers written anywhere in its loop.  A register the loop never
+    writes keeps its value from before the loop (no phi at the header)."""
+    out: dict[int, set] = {}
+    for header, body in cfg.loops.items():
+        written = out[header] = set()
+        for blk in body:
+            for ins in cfg.blocks[blk].instrs:
+                for d in ins.dests:
+                    if not isinstance(d, Addr):
+                        registers(d, written)
+    return out

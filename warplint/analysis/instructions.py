@@ -1,0 +1,401 @@
+"""Transfer functions of whole instructions: one table from opcode to its semantics.
+
+`Interpreter.run_block` executes a block's instructions over a register environment (dict
+register name -> abstract value) on the block's lanes and records what the checks need: the
+warp primitives, barriers and memory accesses with the lanes that can execute them.  Operand
+values and arithmetic come from `transfer.Evaluator`; a guarded write meets the old value with
+`domain.Joins`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from ..ir import Addr, Instr, Reg, Sym, Vec
+from .domain import Joins, negate
+from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
+from .results import Barrier, MemAccess, WarpOp
+from .transfer import Evaluator, comparison, type_bits
+from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of
+
+_BRANCHES = ("bra", "ret", "exit", "trap", "brx")
+_SPACES = ("shared", "global", "local", "param", "const")
+_SHARED_SPACES = ("shared", "global", "generic")  # accesses that other threads can see
+
+
+class MemoryCell(NamedTuple):
+    """The environment's key for a thread's own memory (local or parameter space) at `addr`."""
+    addr: object
+
+
+@dataclass
+class BlockRecord:
+    """What one execution of a block found."""
+    warp_ops: list[WarpOp] = field(default_factory=list)
+    barriers: list[Barrier] = field(default_factory=list)
+    accesses: list[MemAccess] = field(default_factory=list)
+    branch_value: object = None  # the value a guarded or indexed branch at its end decides on
+
+
+class Interpreter:
+    def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals):
+        self.ev = ev
+        self.joins = joins
+        self.terms = terms
+        self.lits = lits
+        self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
+        self._record = BlockRecord()
+
+    def run_block(self, b: int, instrs: list[Instr], env: dict, mask: LaneSet) -> BlockRecord:
+        self._record = record = BlockRecord()
+        for i, ins in enumerate(instrs):
+            active = mask
+            if ins.guard is not None:
+                gv = self.ev.read(env, Reg(ins.guard[0]))
+                if ins is instrs[-1] and ins.op in _BRANCHES:
+                    record.branch_value = gv
+                    continue
+                g = self.ev.pred_lanes(gv, ins.guard[0], ins.loc)
+                if ins.guard[1]:
+                    g = negate(g, self.lits, ("gneg", b, i))
+                active = mask.and_(g)
+                self._guard_lanes = g
+            elif ins.op == "brx":
+                record.branch_value = self.ev.read(env, ins.srcs[0]) if ins.srcs else None
+                continue
+            self._exec(b, i, ins, env, active, guarded=ins.guard is not None)
+            self._guard_lanes = None
+        return record
+
+    def _exec(self, b, i, ins: Instr, env, active: LaneSet, guarded: bool) -> None:
+        op = ins.op
+        if op == "bar" and "warp" in ins.mods:
+            op = "bar.warp"
+        semantics = _SEMANTICS.get(op)
+        if semantics is not None and semantics.needs_dest and not ins.dests:
+            return
+        if semantics is None:
+            if ins.dests:
+                self._opaque(ins, env, guarded)
+            return
+        semantics.run(self, b, i, ins, env, active, guarded)
+
+    # -- writing results ------------------------------------------------------------------
+    def _set(self, env, dest, value, guarded):
+        if isinstance(dest, Reg):
+            if guarded and dest.name in env and env[dest.name] != value:
+                value = self._guarded_write(dest.name, env[dest.name], value)
+            env[dest.name] = value
+        elif isinstance(dest, Vec):
+            for j, d in enumerate(dest.items):
+                part = value if is_uniform(value) else Unk(self.terms.get(("part", value, j), "part"))
+                if is_uniform(value) and isinstance(value, Aff) and not value.exact:
+                    part = Aff(self.terms.get(("part", value, j), "part"), ZEROS, 1, value.scope)
+                self._set(env, d, part, guarded)
+
+    def _guarded_write(self, reg: str, old, new):
+        """`@p mov reg, new`: `new` on the lanes of p, `old` elsewhere."""
+        g = self._guard_lanes
+        point = self.joins.point(None, reg)
+        if g is not None and g.lits and all(self.lits[x].kind == "uniform" for x in g.lits):
+            return self.joins.join(point, old, new)
+        masks = [g, g.not_() or EMPTY] if g is not None else [FULL_SET, FULL_SET]
+        return self.joins.merge_by_lanes(point, [new, old], masks)
+
+    def _set_all(self, env, ins: Instr, value, guarded) -> None:
+        for d in ins.dests:
+            self._set(env, d, value, guarded)
+
+    # -- the semantics, by opcode ---------------------------------------------------------
+    def _opaque(self, ins: Instr, env, guarded, *_):
+        vals = [self.ev.read(env, s) for s in ins.srcs]
+        self._set_all(env, ins, self.ev.opaque(ins.opcode, vals, ins.op), guarded)
+
+    def _move(self, b, i, ins: Instr, env, active, guarded):
+        if not ins.srcs:
+            return self._opaque(ins, env, guarded)
+        src = ins.srcs[0] if ins.op == "copysign" else ins.srcs[-1]
+        v = self.ev.read(env, src)
+        if ins.op == "cvt" and not any(m.startswith("f") for m in ins.mods):
+            v = self.ev.truncate(v, type_bits(ins))
+        self._set(env, ins.dests[0], v, guarded)
+
+    def _compare(self, b, i, ins: Instr, env, active, guarded):
+        ev = self.ev
+        srcs = ins.srcs
+        if len(srcs) < 2:
+            return
+        a, c = ev.read(env, srcs[0]), ev.read(env, srcs[1])
+        p = comparison(ev, ins, a, c).lanes
+        combine = next((m for m in ins.mods if m in ("and", "or", "xor")), None)
+        if combine and len(srcs) >= 3:
+            q = ev.pred_lanes(ev.read(env, srcs[2]), str(srcs[2]), ins.loc)
+            if 2 in ins.negated:
+                q = negate(q, self.lits, ("setpq", id(ins)))
+            p = p.and_(q) if combine == "and" else p.or_(q) if combine == "or" else p
+        if ins.dests:
+            self._set(env, ins.dests[0], Pred(p), guarded)
+        if len(ins.dests) > 1:
+            self._set(env, ins.dests[1], Pred(negate(p, self.lits, ("setpn", id(ins)))), guarded)
+
+    def _logic(self, b, i, ins: Instr, env, active, guarded):
+        if "pred" not in ins.mods:
+            return (self._arith if ins.op != "not" else self._unary)(b, i, ins, env, active, guarded)
+        ev, lits = self.ev, self.lits
+        vals = [ev.pred_lanes(ev.read(env, s), str(s), ins.loc) for s in ins.srcs]
+        vals = [(negate(v, lits, ("srcneg", id(ins), j)) if j in ins.negated else v)
+                for j, v in enumerate(vals)]
+        op = ins.op
+        if op == "not":
+            r = negate(vals[0], lits, ("not", id(ins)))
+        elif op == "and":
+            r = vals[0].and_(vals[1])
+        elif op == "or":
+            r = vals[0].or_(vals[1])
+        else:
+            n0, n1 = negate(vals[0], lits, ("x0", id(ins))), negate(vals[1], lits, ("x1", id(ins)))
+            r = vals[0].and_(n1).or_(n0.and_(vals[1]))
+        self._set(env, ins.dests[0], Pred(r), guarded)
+
+    def _select(self, b, i, ins: Instr, env, active, guarded):
+        if len(ins.srcs) != 3:
+            return self._opaque(ins, env, guarded)
+        ev = self.ev
+        a, c, p = (ev.read(env, s) for s in ins.srcs)
+        self._set(env, ins.dests[0], ev.select(a, c, p, str(ins.srcs[2]), ins.loc), guarded)
+
+    def _multiply_add(self, b, i, ins: Instr, env, active, guarded):
+        if len(ins.srcs) != 3:
+            return self._opaque(ins, env, guarded)
+        ev, bits = self.ev, type_bits(ins)
+        a, c, d = (ev.read(env, s) for s in ins.srcs)
+        self._set(env, ins.dests[0], ev.arith("add", ev.arith("mul", a, c, bits), d, bits), guarded)
+
+    def _arith(self, b, i, ins: Instr, env, active, guarded):
+        if len(ins.srcs) != 2:
+            return self._opaque(ins, env, guarded)
+        ev, op, bits = self.ev, ins.op, type_bits(ins)
+        a, c = ev.read(env, ins.srcs[0]), ev.read(env, ins.srcs[1])
+        if op == "mul" and "hi" in ins.mods:
+            v = ev.opaque("mulhi", (a, c))
+        else:
+            v = ev.arith(op, a, c, bits * 2 if op == "mul" and "wide" in ins.mods else bits)
+        self._set(env, ins.dests[0], v, guarded)
+
+    def _unary(self, b, i, ins: Instr, env, active, guarded):
+        if len(ins.srcs) != 1:
+            return self._opaque(ins, env, guarded)
+        ev, op = self.ev, ins.op
+        a = ev.read(env, ins.srcs[0])
+        if op == "neg":
+            v = ev.arith("sub", const(0), a, type_bits(ins))
+        elif op == "not":
+            v = ev.arith("xor", a, const(-1), type_bits(ins))
+        else:
+            v = ev.opaque(op, (a,))
+        self._set(env, ins.dests[0], v, guarded)
+
+    def _call(self, b, i, ins: Instr, env, active, guarded):
+        srcs = ins.srcs
+        vals = [self.ev.read(env, s) for s in srcs[1:]]
+        self._set_all(env, ins, self.ev.opaque(("call", str(srcs[0]) if srcs else "?"), vals, "call"), guarded)
+
+    def _barrier(self, b, i, ins: Instr, env, active, guarded):
+        mods, srcs = ins.mods, ins.srcs
+        if "sync" in mods or "red" in mods or len(mods) == 0 or mods[0] in ("sync", "red"):
+            counted = ("red" not in mods and len(srcs) >= 2) or ("red" in mods and len(srcs) >= 3
+                                                                 and not isinstance(srcs[-1], Reg))
+            self._record.barriers.append(Barrier(ins, b, active, counted))
+        if ins.dests:
+            vals = [self.ev.read(env, s) for s in srcs[1:]]
+            self._set_all(env, ins, self.ev.opaque("bar", vals), guarded)
+
+    # -- warp primitives ----------------------------------------------------------------
+    def _warp_op(self, b, i, ins: Instr, env, active: LaneSet, guarded):
+        ev = self.ev
+        kind = "syncwarp" if ins.op == "bar" else ins.op
+        srcs = ins.srcs
+        sync = "sync" in ins.mods or kind == "syncwarp"
+        member_value = ev.read(env, srcs[-1]) if sync and srcs else None
+        member = mask_of(member_value) if member_value is not None else None
+        vals = [ev.read(env, s) for s in srcs]
+        groups = _member_groups(member_value) if member is None else []
+        self._record.warp_ops.append(WarpOp(ins, b, kind, active, member_value, member, vals, groups))
+        participants = active.and_(member) if member is not None else active
+        result = _WARP_RESULTS.get(kind)
+        if result is not None:
+            result(self, ins, env, vals, active, participants, guarded)
+
+    def _activemask_result(self, ins, env, vals, active, participants, guarded):
+        if ins.dests:
+            self._set(env, ins.dests[0], MaskV(active, "activemask", ins.loc), guarded)
+
+    def _vote_result(self, ins, env, vals, active, participants, guarded):
+        v = self._vote(ins, vals, participants)
+        if ins.dests:
+            self._set(env, ins.dests[0], v, guarded)
+
+    def _vote(self, ins: Instr, vals, participants: LaneSet):
+        srcs = ins.srcs
+        mode = next((m for m in ins.mods if m in ("all", "any", "uni", "ballot")), "any")
+        p = self.ev.pred_lanes(vals[0], str(srcs[0]), ins.loc) if vals else FULL_SET
+        if 0 in ins.negated:
+            p = negate(p, self.lits, ("vneg", id(ins)))
+        if mode == "ballot":
+            return MaskV(participants.and_(p), "ballot", ins.loc)
+        lit = self.lits.get(("vote", mode, participants, p), "uniform", "warp",
+                            f"{mode} vote of {srcs[0] if srcs else ''}", ins.loc)
+        return Pred(LaneSet.lit(lit))
+
+    def _match_result(self, ins, env, vals, active, participants, guarded):
+        self._set_all(env, ins, self.ev.opaque(("match", id(ins)), [Unk(0)]), guarded)
+
+    def _redux_result(self, ins, env, vals, active, participants, guarded):
+        operand = Aff(self.terms.get(("redux-in", tuple(vals), participants)), ZEROS, 1, "warp")
+        v = self.ev.opaque(("redux", ins.opcode), [operand])
+        if ins.dests:
+            self._set(env, ins.dests[0], v, guarded)
+
+    def _shuffle_result(self, ins, env, vals, active, participants, guarded):
+        d = ins.dests
+        if not d:
+            return
+        a = vals[0] if vals else None
+        if a is not None and isinstance(a, Aff) and a.uniform:
+            self._set(env, d[0], a, guarded)
+        else:
+            self._set(env, d[0], self.ev.opaque(("shfl", ins.opcode), vals), guarded)
+        if len(d) > 1:
+            p = _shfl_in_range(ins, vals)
+            in_range = LaneSet.const(p) if p is not None else LaneSet.lit(
+                self.lits.get(("shflp", id(ins)), "lane", "lane", "shuffle source in range", ins.loc))
+            self._set(env, d[1], Pred(in_range), guarded)
+
+    # -- memory ---------------------------------------------------------------------------
+    def _memory(self, b, i, ins: Instr, env, active, guarded):
+        ev = self.ev
+        mods = ins.mods
+        space = next((m for m in mods if m in _SPACES), "generic")
+        op = ins.op
+        if op == "st":
+            addr_op = ins.dests[0] if ins.dests else (ins.srcs[0] if ins.srcs else None)
+            val_ops = ins.srcs[1:] if not ins.dests else ins.srcs
+        else:
+            addr_op = ins.srcs[0] if ins.srcs else None
+            val_ops = ins.srcs[1:]
+        addr = ev.read(env, addr_op) if addr_op is not None else Unk(0)
+        if space in _SHARED_SPACES:
+            self._record.accesses.append(MemAccess(ins, b, i, active, addr, op in ("st", "atom", "red"),
+                                                   op in ("ld", "ldu", "atom"), space, _access_size(ins)))
+        if op == "st":
+            if space in ("local", "param") and val_ops:
+                env[MemoryCell(addr)] = ev.read(env, val_ops[0])
+            return
+        if ins.dests:
+            self._set_all(env, ins, self._loaded(ins, env, space, addr_op, addr), guarded)
+
+    def _loaded(self, ins: Instr, env, space: str, addr_op, addr):
+        """The value a load reads."""
+        op = ins.op
+        sym = _sym_base(addr_op)
+        if op == "ld" and space in ("local", "param") and MemoryCell(addr) in env:
+            return env[MemoryCell(addr)]
+        if op == "ld" and space == "param" and sym is not None:
+            return self.ev.param_value(f"{sym}+{getattr(addr_op, 'offset', 0)}")
+        if op in ("ld", "ldu") and space in ("const", "param") and sym is not None:
+            # a named constant / parameter buffer: the same value in every lane
+            key = ("ld", space, sym, getattr(addr_op, "offset", 0))
+            return Aff(self.terms.get(key, "load"), ZEROS, 1, "block")
+        if op in ("ld", "ldu") and is_uniform(addr) and space != "local":
+            return Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
+        return Unk(self.terms.get(("ld", ins.opcode, addr, id(ins)), "load"))
+
+
+class _Semantics(NamedTuple):
+    run: object  # Interpreter method (self, b, i, ins, env, active, guarded)
+    needs_dest: bool = True  # an instruction without a destination does nothing
+
+
+_SEMANTICS: dict[str, _Semantics] = {}
+for _ops, _method, _needs_dest in [
+        (("vote", "shfl", "match", "redux", "activemask", "bar.warp"), Interpreter._warp_op, False),
+        (("bar", "barrier"), Interpreter._barrier, False),
+        (("ld", "st", "atom", "red", "ldu", "cp"), Interpreter._memory, False),
+        (("mov", "cvt", "cvta", "copysign"), Interpreter._move, True),
+        (("setp", "set"), Interpreter._compare, True),
+        (("and", "or", "xor", "not"), Interpreter._logic, True),
+        (("selp",), Interpreter._select, True),
+        (("mad",), Interpreter._multiply_add, True),
+        (("add", "sub", "mul", "div", "rem", "shl", "shr", "min", "max"), Interpreter._arith, True),
+        (("neg", "abs"), Interpreter._unary, True),
+        (("call",), Interpreter._call, True)]:
+    for _op in _ops:
+        _SEMANTICS[_op] = _Semantics(_method, _needs_dest)
+
+_WARP_RESULTS = {"activemask": Interpreter._activemask_result, "vote": Interpreter._vote_result,
+                 "match": Interpreter._match_result, "redux": Interpreter._redux_result,
+                 "shfl": Interpreter._shuffle_result}
+
+
+def _member_groups(member_value) -> list:
+    """A membermask that differs between lanes (CUB's logical sub-warps): [(lanes, their mask)]."""
+    if not (isinstance(member_value, Aff) and member_value.exact):
+        return []
+    by_value: dict[int, int] = {}
+    for lane, m in enumerate(member_value.off):
+        by_value[m & FULL] = by_value.get(m & FULL, 0) | (1 << lane)
+    return [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
+
+
+def _access_size(ins: Instr) -> int:
+    bits = type_bits(ins)
+    size = max(1, abs(bits) // 8) if bits else 4
+    if "v2" in ins.mods:
+        size *= 2
+    elif "v4" in ins.mods:
+        size *= 4
+    return size
+
+
+def _sym_base(op) -> str | None:
+    if isinstance(op, Sym):
+        return op.name
+    if isinstance(op, Addr) and isinstance(op.base, Sym):
+        return op.base.name
+    return None
+
+
+def _shfl_in_range(ins: Instr, vals) -> int | None:
+    """Lanes whose source lane is in range (the shfl predicate), when b and c are constants."""
+    if len(vals) < 3:
+        return None
+    b, c = vals[1], vals[2]
+    if not (isinstance(b, Aff) and b.exact and b.uniform and isinstance(c, Aff) and c.exact and c.uniform):
+        return None
+    src = source_lanes(ins.mods, b.off[0], c.off[0])
+    return sum(1 << l for l, (j, ok) in enumerate(src) if ok)
+
+
+def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
+    """(source lane j, in range) of one lane, per the shfl.sync table in the spec."""
+    segmask = (c >> 8) & 0x1F
+    cval = c & 0x1F
+    mode = next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
+    max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
+    if mode == "up":
+        j = lane - b
+        return j, j >= max_lane
+    if mode == "down":
+        j = lane + b
+    elif mode == "bfly":
+        j = lane ^ b
+    else:
+        j = (lane & segmask) | (b & ~segmask & 0x1F)
+    return j, j <= max_lane
+
+
+@lru_cache(maxsize=1024)
+def source_lanes(mods, b: int, c: int) -> tuple:
+    """(source lane j, in range) for every lane, when b is the same on all lanes."""
+    return tuple(source_lane(mods, lane, b, c) for lane in range(32))

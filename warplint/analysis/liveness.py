@@ -1,0 +1,91 @@
+"""Register liveness over a CFG (bit sets over a register numbering), to drop dead registers
+from the environments of the divergence analysis."""
+from __future__ import annotations
+
+from ..cfg import CFG, EXIT
+from ..ir import Addr, Reg, Vec
+
+
+def registers(op, out: set) -> None:
+    """Add the registers that operand `op` names to `out`."""
+    if isinstance(op, Reg):
+        out.add(op.name)
+    elif isinstance(op, Addr):
+        if isinstance(op.base, Reg):
+            out.add(op.base.name)
+    elif isinstance(op, Vec):
+        for x in op.items:
+            registers(x, out)
+
+
+def names_of(bits: int, names: list[str]) -> set[str]:
+    """The registers of a live bit set (a string search: linear in the bits, in C)."""
+    digits = bin(bits)[:1:-1]  # bit 0 first
+    out = set()
+    i = digits.find("1")
+    while i >= 0:
+        out.add(names[i])
+        i = digits.find("1", i + 1)
+    return out
+
+
+def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
+    """Registers that can be in a block's environment but are dead at its end: those live
+    out of a predecessor or written in the block, and not live out of it (backward dataflow
+    over bit sets of a register numbering, not sets of names).  Dropping dead registers keeps
+    the environments small: the CUDA-C front end makes many one-use temporaries; dropping
+    only these keeps the work per block in proportion to what changes there."""
+    number: dict[str, int] = {}
+
+    def bits(names) -> int:
+        out = 0
+        for name in names:
+            out |= 1 << number.setdefault(name, len(number))
+        return out
+
+    use: dict[int, int] = {}
+    defs: dict[int, int] = {}
+    writes: dict[int, int] = {}  # guarded or not
+    for blk in cfg.blocks:
+        u = d = w = 0
+        for ins in blk.instrs:
+            read: set = set()
+            for x in ins.srcs:
+                registers(x, read)
+            for x in ins.dests:
+                if isinstance(x, Addr):
+                    registers(x, read)
+            if ins.guard:
+                read.add(ins.guard[0])
+            u |= bits(read) & ~d
+            written: set = set()
+            for x in ins.dests:
+                if not isinstance(x, Addr):
+                    registers(x, written)
+            w |= bits(written)
+            if ins.guard is None:
+                d |= bits(written)
+        use[blk.id], defs[blk.id], writes[blk.id] = u, d, w
+    live_in = {b: 0 for b in use}
+    live_out = {b: 0 for b in use}
+    order = list(reversed(cfg.rpo()))
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            out = 0
+            for s in cfg.succs(b):
+                if s != EXIT:
+                    out |= live_in[s]
+            inn = use[b] | (out & ~defs[b])
+            if inn != live_in[b] or out != live_out[b]:
+                live_in[b], live_out[b] = inn, out
+                changed = True
+    dead = {}
+    for b in use:
+        may_hold = writes[b]
+        for p in cfg.preds(b):
+            if p != EXIT:
+                may_hold |= live_out.get(p, 0)
+        dead[b] = may_hold & ~live_out[b]
+    return number, dead

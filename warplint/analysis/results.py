@@ -1,0 +1,98 @@
+"""What the divergence analysis finds in a function: its warp primitives, barriers and memory
+accesses with the lanes that can execute them, and each block's lanes with the branches that
+made them diverge (`FunctionAnalysis.why`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..cfg import CFG
+from ..findings import Step
+from ..ir import Function, Instr
+from .lanes import FULL_SET, LaneSet, Literals, describe
+from .values import Terms
+
+
+@dataclass
+class WarpOp:
+    instr: Instr
+    block: int
+    kind: str  # vote | shfl | match | redux | activemask | syncwarp
+    active: LaneSet  # lanes that can execute it together
+    member_value: object = None  # abstract value of the membermask operand (None: no operand)
+    member: LaneSet | None = None  # lanes named by the membermask (None: unknown / varies)
+    srcs: list = field(default_factory=list)  # abstract values of the source operands
+    # a membermask that differs between lanes (CUB's logical sub-warps): [(lanes, their mask)]
+    member_groups: list = field(default_factory=list)
+
+    @property
+    def sync(self) -> bool:
+        return "sync" in self.instr.mods
+
+
+@dataclass
+class Barrier:
+    instr: Instr
+    block: int
+    active: LaneSet
+    counted: bool  # has an explicit thread count (not checked)
+
+
+@dataclass
+class MemAccess:
+    instr: Instr
+    block: int
+    index: int  # position in the block
+    active: LaneSet
+    addr: object
+    store: bool
+    load: bool
+    space: str
+    size: int
+
+
+@dataclass
+class FunctionAnalysis:
+    function: Function
+    cfg: CFG
+    lits: Literals
+    terms: Terms
+    masks: dict[int, LaneSet]
+    warp_ops: list[WarpOp]
+    barriers: list[Barrier]
+    accesses: list[MemAccess]
+    cd: dict[int, list]  # block -> [(branch block, successor)]
+    edge_cond: dict[tuple[int, int], LaneSet]
+    notes: list[str] = field(default_factory=list)
+
+    def control_deps(self, block: int):
+        """The branch edges (X, S) that `block` depends on, directly or through the branches
+        it depends on: each once, nearest first (depth-first over the control dependences)."""
+        seen, expanded, todo = set(), set(), [block]
+        while todo:
+            b = todo.pop()
+            if b in expanded:
+                continue
+            expanded.add(b)
+            for x, s in self.cd.get(b, ()):
+                if (x, s) not in seen:
+                    seen.add((x, s))
+                    todo.append(x)
+                    yield x, s
+
+    def why(self, block: int, limit: int = 4) -> list[Step]:
+        """The branches that made this block's lanes diverge, outermost first."""
+        found: list[tuple] = []  # (branch block, its terminator, condition), innermost first
+        for x, s in self.control_deps(block):
+            cond = self.edge_cond.get((x, s))
+            term = self.cfg.blocks[x].terminator
+            if cond is None or cond == FULL_SET or term is None:
+                continue
+            found.append((x, term, cond))
+            if len(found) == limit:
+                break
+        steps = []
+        for x, term, cond in reversed(found):
+            lanes = self.masks.get(x, FULL_SET).and_(cond)  # described only for the steps shown
+            steps.append(Step(term.loc, f"lanes diverge here: {describe(lanes, self.lits)} "
+                              "take the path to the instruction"))
+        return steps
