@@ -89,6 +89,15 @@ def test_open_a_buggy_file_publishes_findings_at_their_ranges(session, project):
     assert d.code_description.href.endswith("/rules/WL001-deprecated-non-sync.md")
 
 
+def test_ranges_count_utf16_code_units(session, project):
+    text = LEGACY_VOTE.replace("    v = __any", "    /* \U0001F600 */ v = __any")  # an emoji: 2 UTF-16 units
+    uri = session.open(project / "emoji.cu", text)
+    (d,) = session.diagnostics(uri)
+    line = text.split("\n")[d.range.start.line]
+    assert d.range.start.character == line.index("__any") + 1
+    assert d.range.end.character == line.index(");") + 2
+
+
 def test_divergence_path_is_related_information(session, project):
     uri = session.open(project / "half.cu", HALF_WARP_SHUFFLE)
     diagnostics = session.diagnostics(uri)
