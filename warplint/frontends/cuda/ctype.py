@@ -1,6 +1,8 @@
 """C types as the CUDA lowering sees them, and the error for what it does not support."""
 from __future__ import annotations
 
+from enum import Enum
+
 
 class Unsupported(Exception):
     def __init__(self, msg, coord=None):
@@ -10,11 +12,22 @@ class Unsupported(Exception):
 
 
 # -- types ------------------------------------------------------------------------------
+class Kind(str, Enum):
+    """What a C type is to the lowering (the value is its PTX type letter where it has one)."""
+    SIGNED = "s"
+    UNSIGNED = "u"
+    FLOAT = "f"
+    BITS = "b"  # an opaque value, a struct value, void
+    POINTER = "p"
+    ARRAY = "a"
+    PRED = "pred"
+
+
 class T:
     __slots__ = ("kind", "bits", "elem", "space", "vol", "dims", "name")
 
     def __init__(self, kind, bits=32, elem=None, space=None, vol=False, dims=(), name=None):
-        self.kind = kind  # s u f b(opaque/struct value) p(pointer) a(array)
+        self.kind = Kind(kind)
         self.bits = bits
         self.elem = elem
         self.space = space
@@ -30,48 +43,48 @@ class T:
 
     @property
     def is_ptr(self):
-        return self.kind in ("p", "a")
+        return self.kind in (Kind.POINTER, Kind.ARRAY)
 
     @property
     def size(self) -> int:
-        if self.kind == "a":
+        if self.kind == Kind.ARRAY:
             n = 1
             for d in self.dims:
                 n *= d or 1
             return n * self.elem.size
-        if self.kind == "p":
+        if self.kind == Kind.POINTER:
             return 8
         return max(1, self.bits // 8)
 
     @property
     def ptx(self) -> str:
-        if self.kind in ("p", "a"):
+        if self.kind in (Kind.POINTER, Kind.ARRAY):
             return "u64"
-        if self.kind == "f":
+        if self.kind == Kind.FLOAT:
             return f"f{max(self.bits, 16)}"
-        if self.kind in ("s", "u"):
-            return f"{self.kind}{max(self.bits, 8)}"
+        if self.kind in (Kind.SIGNED, Kind.UNSIGNED):
+            return f"{self.kind.value}{max(self.bits, 8)}"
         b = self.bits
         return f"b{b}" if b in (8, 16, 32, 64, 128) else "b32"
 
     @property
     def arith(self) -> str:
         """Type suffix of arithmetic after integer promotion."""
-        if self.kind in ("p", "a"):
+        if self.kind in (Kind.POINTER, Kind.ARRAY):
             return "s64"
-        if self.kind == "f":
+        if self.kind == Kind.FLOAT:
             return f"f{max(self.bits, 32)}"
-        if self.kind in ("s", "u"):
-            return f"{self.kind}{max(self.bits, 32)}"
+        if self.kind in (Kind.SIGNED, Kind.UNSIGNED):
+            return f"{self.kind.value}{max(self.bits, 32)}"
         return "s32" if self.bits <= 32 else "b64"
 
 
-INT = T("s", 32)
-UINT = T("u", 32)
-LL = T("s", 64)
-ULL = T("u", 64)
-FLOAT = T("f", 32)
-DOUBLE = T("f", 64)
-BOOL = T("u", 8)
-OPAQUE = T("b", 32)
-PRED = T("pred", 1)
+INT = T(Kind.SIGNED, 32)
+UINT = T(Kind.UNSIGNED, 32)
+LL = T(Kind.SIGNED, 64)
+ULL = T(Kind.UNSIGNED, 64)
+FLOAT = T(Kind.FLOAT, 32)
+DOUBLE = T(Kind.FLOAT, 64)
+BOOL = T(Kind.UNSIGNED, 8)
+OPAQUE = T(Kind.BITS, 32)
+PRED = T(Kind.PRED, 1)

@@ -6,7 +6,7 @@ import re
 from ...errors import InputError
 from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym, map_operand
 from ...specials import is_special
-from .ctype import INT, OPAQUE, PRED, UINT, T, Unsupported
+from .ctype import INT, OPAQUE, PRED, UINT, Kind, T, Unsupported
 
 _SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
          "__shfl_xor_sync": ("bfly", True), "__shfl": ("idx", False), "__shfl_up": ("up", False),
@@ -123,7 +123,7 @@ def call(lw, e):
         lw.module.state_spaces[sym] = "shared"
         d = lw.temp("$a")
         lw.emit("mov.u64", (d,), (Sym(sym),), loc)
-        return d, T("p", 64, elem=OPAQUE, space="shared")
+        return d, T(Kind.POINTER, 64, elem=OPAQUE, space="shared")
     if name.startswith("__tiled_partition_") or name == "tiled_partition":
         size = None
         if name.startswith("__tiled_partition_"):
@@ -139,7 +139,7 @@ def call(lw, e):
         d = lw.temp()
         lw.emit("mov.u32", (d,), (Imm(0),), loc, text="tiled_partition")
         if size in (1, 2, 4, 8, 16, 32):
-            return d, T("b", 32, name=("tile", size))
+            return d, T(Kind.BITS, 32, name=("tile", size))
         return d, OPAQUE
     if name == "sync" and len(args) == 1:
         from pycparser import c_ast as A
@@ -216,8 +216,8 @@ def call(lw, e):
         m, _ = lw.rvalue(args[0])
         v, vt = lw.rvalue(args[1])
         op = _REDUX[name]
-        ty = "b32" if op in ("and", "or", "xor") else ("u32" if vt.kind == "u" else "s32")
-        if vt.kind == "f" and op in ("min", "max"):
+        ty = "b32" if op in ("and", "or", "xor") else ("u32" if vt.kind == Kind.UNSIGNED else "s32")
+        if vt.kind == Kind.FLOAT and op in ("min", "max"):
             ty = "f32"
         d = lw.temp()
         lw.emit(f"redux.sync.{op}.{ty}", (d,), (v, m), loc, text=name)
@@ -239,7 +239,7 @@ def call(lw, e):
         info = lw.address_of_pointer(args[0])
         vals = [lw.rvalue(a) for a in args[1:]]
         _, a, t, space, _v = info
-        ty = vals[-1][1] if t.kind == "b" else t
+        ty = vals[-1][1] if t.kind == Kind.BITS else t
         op = _ATOM[name]
         d = lw.temp()
         opc = "atom." + (space + "." if space in ("shared", "global") else "") + op + "." + (
@@ -282,14 +282,14 @@ def call(lw, e):
         vals.append(v)
     outs = _reference_outs(lw, name, args)
     rt = lw.func_types.get(name, OPAQUE)
-    if rt.kind == "b" and rt.name == "void" or discard:
+    if rt.kind == Kind.BITS and rt.name == "void" or discard:
         lw.emit("call", tuple(d for d, _ in outs), (Sym(name),) + tuple(vals), loc, text=name)
         _copy_back(lw, outs, loc)
         return Imm(0), INT
     d = lw.temp()
     lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
     _copy_back(lw, outs, loc)
-    return d, rt if rt is not OPAQUE else (T("f", 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+    return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
 
 
 def _reference_outs(lw, name, args):

@@ -7,7 +7,7 @@ from ...intops import C_BINARY, binary, c_unary
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
 from ...specials import CUDA_BUILTINS
 from .cxx import REF_MARK
-from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, T, Unsupported
+from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, Kind, T, Unsupported
 from .intrinsics import call
 from .lexer import brief
 from .preprocess import char_value, parse_int
@@ -36,28 +36,28 @@ def type_from_names(names, typedefs) -> T:
         if name in ("int32_t", "cudaError_t"):
             return INT
         if name in ("uint8_t", "uchar", "bool"):
-            return T("u", 8)
+            return T(Kind.UNSIGNED, 8)
         if name == "int8_t":
-            return T("s", 8)
+            return T(Kind.SIGNED, 8)
         if name in ("uint16_t", "ushort", "char16_t"):
-            return T("u", 16)
+            return T(Kind.UNSIGNED, 16)
         if name == "int16_t":
-            return T("s", 16)
+            return T(Kind.SIGNED, 16)
         if name in ("__half", "half", "__nv_bfloat16"):
-            return T("f", 16)
-        return T("b", size * 8, name=name)
+            return T(Kind.FLOAT, 16)
+        return T(Kind.BITS, size * 8, name=name)
     if "float" in ns:
         return FLOAT
     if "double" in ns:
         return DOUBLE
     if "void" in ns:
-        return T("b", 8, name="void")
+        return T(Kind.BITS, 8, name="void")
     if "_Bool" in ns or "bool" in ns:
         return BOOL
     if len(ns) == 1 and ns[0] not in ("int", "signed", "unsigned", "long", "short", "char"):
-        return T("s", 32, name=ns[0])  # unknown type name (template parameter, library type)
+        return T(Kind.SIGNED, 32, name=ns[0])  # unknown type name (template parameter, library type)
     unsigned = "unsigned" in ns
-    k = "u" if unsigned else "s"
+    k = Kind.UNSIGNED if unsigned else Kind.SIGNED
     if "long" in ns:
         return T(k, 64)
     if "char" in ns:
@@ -228,7 +228,7 @@ class Lowerer:
             space = "global"  # host globals are not visible in device code; treat as memory
         else:
             self.module.state_spaces[d.name] = space
-        self.globals.vars[d.name] = Var("mem", d.name, t.with_(space=space) if t.kind == "a" else t, space)
+        self.globals.vars[d.name] = Var("mem", d.name, t.with_(space=space) if t.kind == Kind.ARRAY else t, space)
 
     def const_eval(self, e):
         """The integer (or float constant) `e` folds to, else None."""
@@ -290,18 +290,18 @@ class Lowerer:
             names = ty.names
             if len(names) == 1 and names[0] not in self.typedefs and names[0] in self.structs:
                 fields = self.structs[names[0]]  # C++: a struct tag used as a type name
-                return T("b", (sum(f[1].size for f in fields) or 4) * 8, name=("struct", names[0], tuple(fields)))
+                return T(Kind.BITS, (sum(f[1].size for f in fields) or 4) * 8, name=("struct", names[0], tuple(fields)))
             return type_from_names(names, self.typedefs)
         if isinstance(ty, c_ast.PtrDecl):
             inner = self.ctype(ty.type)
-            return T("p", 64, elem=inner, vol=False)
+            return T(Kind.POINTER, 64, elem=inner, vol=False)
         if isinstance(ty, c_ast.ArrayDecl):
             inner = self.ctype(ty.type)
             d = self.const_eval(ty.dim) if ty.dim is not None else None
             d = d if isinstance(d, int) and d >= 0 else None
-            if inner.kind == "a":
-                return T("a", 64, elem=inner.elem, dims=(d,) + inner.dims, vol=inner.vol)
-            return T("a", 64, elem=inner, dims=(d,), vol=inner.vol)
+            if inner.kind == Kind.ARRAY:
+                return T(Kind.ARRAY, 64, elem=inner.elem, dims=(d,) + inner.dims, vol=inner.vol)
+            return T(Kind.ARRAY, 64, elem=inner, dims=(d,), vol=inner.vol)
         if isinstance(ty, (c_ast.Struct, c_ast.Union)):
             fields = []
             if ty.decls:
@@ -313,7 +313,7 @@ class Lowerer:
             elif ty.name in self.structs:
                 fields = self.structs[ty.name]
             size = sum(f[1].size for f in fields) if fields else 4
-            return T("b", size * 8, name=("struct", ty.name, tuple(fields)))
+            return T(Kind.BITS, size * 8, name=("struct", ty.name, tuple(fields)))
         if isinstance(ty, c_ast.Enum):
             if ty.values:
                 v = -1
@@ -329,7 +329,7 @@ class Lowerer:
                         self.enums[e.name] = v
             return INT
         if isinstance(ty, c_ast.FuncDecl):
-            return T("b", 64, name="function")
+            return T(Kind.BITS, 64, name="function")
         return OPAQUE
 
     # -- functions --------------------------------------------------------------------------
@@ -359,12 +359,12 @@ class Lowerer:
                     self.scope.vars[p.name] = Var("reg", reg, INT)
                     continue
                 pt = self.ctype(p.type)
-                if pt.kind == "b" and pt.name == "void" and not p.name:
+                if pt.kind == Kind.BITS and pt.name == "void" and not p.name:
                     continue
                 pname = p.name or f"$param{len(fn.params)}"
-                if pt.kind == "a":
-                    pt = T("p", 64, elem=pt.elem)
-                if pt.kind == "p" and is_kernel:
+                if pt.kind == Kind.ARRAY:
+                    pt = T(Kind.POINTER, 64, elem=pt.elem)
+                if pt.kind == Kind.POINTER and is_kernel:
                     pt = pt.with_(space="global")
                 reg = self.unique(pname)
                 fn.params.append(reg)
@@ -376,7 +376,7 @@ class Lowerer:
             if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
                 end = self.end_loc(fd.body)
                 self.emit("ret", loc=end)
-            if not (self.ret_type.kind == "b" and self.ret_type.name == "void"):
+            if not (self.ret_type.kind == Kind.BITS and self.ret_type.name == "void"):
                 fn.ret_params.append("$ret")  # after the reference parameters (intrinsics.call)
             for lab in self.user_labels.values():
                 if lab not in self.defined_labels():
@@ -502,7 +502,7 @@ class Lowerer:
         if "extern" in (d.storage or []):
             self.scope.vars[d.name] = Var("mem", d.name, t, "global")
             return
-        if t.kind == "a":
+        if t.kind == Kind.ARRAY:
             uname = self.unique(d.name)
             self.module.state_spaces[uname] = "local"  # each thread's own array
             self.scope.vars[d.name] = Var("mem", uname, t, "local")
@@ -526,7 +526,7 @@ class Lowerer:
                 v, vt = self.rvalue(d.init)
                 if isinstance(vt.name, tuple) and vt.name[0] == "tile":
                     t = vt  # a cooperative-groups tile: remember its size with the variable
-                if t.kind == "p" and vt.is_ptr and t.space is None and vt.space is not None:
+                if t.kind == Kind.POINTER and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
                 self.move(reg, v, t, vt, loc)
         self.scope.vars[d.name] = Var("reg", uname, t)
@@ -535,19 +535,19 @@ class Lowerer:
         if self.needs_cvt(t, vt) and not isinstance(v, Imm):
             self.emit(f"cvt.{t.ptx}.{vt.ptx}", (dest,), (v,), loc)
         else:
-            if isinstance(v, Imm) and t.kind == "f" and isinstance(v.value, int):
+            if isinstance(v, Imm) and t.kind == Kind.FLOAT and isinstance(v.value, int):
                 v = Imm(float(v.value))
-            self.emit(f"mov.{t.ptx if t.kind != 'pred' else 'pred'}", (dest,), (v,), loc)
+            self.emit(f"mov.{t.ptx if t.kind != Kind.PRED else 'pred'}", (dest,), (v,), loc)
 
     @staticmethod
     def needs_cvt(t, vt):
-        if t.kind == "pred" or vt.kind == "pred":
+        if t.kind == Kind.PRED or vt.kind == Kind.PRED:
             return False
-        if t.kind in ("b",) or vt.kind in ("b",):
+        if t.kind in (Kind.BITS,) or vt.kind in (Kind.BITS,):
             return False
         if t.is_ptr and vt.is_ptr:
             return False
-        return (t.kind == "f") != (vt.kind == "f") or t.bits != vt.bits and not (t.is_ptr or vt.is_ptr)
+        return (t.kind == Kind.FLOAT) != (vt.kind == Kind.FLOAT) or t.bits != vt.bits and not (t.is_ptr or vt.is_ptr)
 
     def s_If(self, s):
         p = self.cond(s.cond)
@@ -632,7 +632,7 @@ class Lowerer:
         if s.expr is not None:
             v, vt = self.rvalue(s.expr)
             rt = self.ret_type
-            if rt.kind == "b" and rt.name == "void":
+            if rt.kind == Kind.BITS and rt.name == "void":
                 pass
             else:
                 self.move(Reg("$ret"), v, rt, vt, loc)
@@ -724,36 +724,36 @@ class Lowerer:
             self.emit("not.pred", (p,), (a,), loc)
             return p
         v, t = self.rvalue(e)
-        if t.kind == "pred":
+        if t.kind == Kind.PRED:
             return v
         p = self.pred()
-        self.emit(f"setp.ne.{t.arith if t.kind != 'f' else t.arith}", (p,), (v, Imm(0.0 if t.kind == "f" else 0)), loc,
+        self.emit(f"setp.ne.{t.arith if t.kind != Kind.FLOAT else t.arith}", (p,), (v, Imm(0.0 if t.kind == Kind.FLOAT else 0)), loc,
                   text=source_text(e))
         return p
 
     def cmp_type(self, ty, at, bt):
-        if ty.kind == "f":
+        if ty.kind == Kind.FLOAT:
             return ty.arith
         if at.is_ptr or bt.is_ptr:
             return "u64"
         return ty.arith
 
     def common(self, a: T, b: T) -> T:
-        if a.kind == "f" or b.kind == "f":
-            return DOUBLE if (a.kind == "f" and a.bits == 64 or b.kind == "f" and b.bits == 64) else FLOAT
+        if a.kind == Kind.FLOAT or b.kind == Kind.FLOAT:
+            return DOUBLE if (a.kind == Kind.FLOAT and a.bits == 64 or b.kind == Kind.FLOAT and b.bits == 64) else FLOAT
         if a.is_ptr:
             return a
         if b.is_ptr:
             return b
-        if a.kind == "pred":
+        if a.kind == Kind.PRED:
             a = UINT
-        if b.kind == "pred":
+        if b.kind == Kind.PRED:
             b = UINT
         bits = max(a.bits, b.bits, 32)
         if bits > 64:
             bits = 64
-        unsigned = (a.kind == "u" and a.bits >= bits) or (b.kind == "u" and b.bits >= bits)
-        return T("u" if unsigned else "s", bits)
+        unsigned = (a.kind == Kind.UNSIGNED and a.bits >= bits) or (b.kind == Kind.UNSIGNED and b.bits >= bits)
+        return T(Kind.UNSIGNED if unsigned else Kind.SIGNED, bits)
 
     def rvalue(self, e):
         """Lower an expression; returns (operand, type)."""
@@ -767,7 +767,7 @@ class Lowerer:
         if v is None:
             d = self.temp()
             self.emit("mov.u64", (d,), (Sym("$string"),), self.loc(e))
-            return d, T("p", 64, elem=T("s", 8), space="const")
+            return d, T(Kind.POINTER, 64, elem=T(Kind.SIGNED, 8), space="const")
         if isinstance(v, float):
             return Imm(v), (FLOAT if e.value.lower().endswith("f") else DOUBLE)
         suf = e.value.lower()
@@ -789,7 +789,7 @@ class Lowerer:
             if name in self.funcs:
                 d = self.temp()
                 self.emit("mov.u64", (d,), (Sym(name),), loc)
-                return d, T("p", 64, elem=OPAQUE)
+                return d, T(Kind.POINTER, 64, elem=OPAQUE)
             # unknown identifier (template value, macro we did not see, host global): uniform unknown
             d = self.temp()
             self.emit("ld.const.b32", (d,), (Addr(Sym(name), 0),), loc)
@@ -800,10 +800,10 @@ class Lowerer:
         if kind == "imm":
             return Imm(v.name), v.type
         _, sym, t, space = v
-        if t.kind == "a":
+        if t.kind == Kind.ARRAY:
             d = self.temp("$a")
             self.emit("mov.u64", (d,), (Sym(sym),), loc)
-            return d, T("p", 64, elem=self.row_type(t), space=space, vol=t.vol)
+            return d, T(Kind.POINTER, 64, elem=self.row_type(t), space=space, vol=t.vol)
         # scalar in memory
         d = self.temp()
         op = "ld." + ("volatile." if t.vol else "") + (space + "." if space else "") + t.ptx
@@ -814,7 +814,7 @@ class Lowerer:
     def row_type(t):
         """The element type an array decays to a pointer to (a row for 2-D arrays)."""
         if len(t.dims) > 1:
-            return T("a", 64, elem=t.elem, dims=t.dims[1:], vol=t.vol)
+            return T(Kind.ARRAY, 64, elem=t.elem, dims=t.dims[1:], vol=t.vol)
         e = t.elem
         return e.with_(vol=True) if t.vol and not e.vol else e
 
@@ -845,7 +845,7 @@ class Lowerer:
                 base, bt = self.rvalue(e.subscript)
                 sub_v, st = idx_base, it
                 if not bt.is_ptr:
-                    bt = T("p", 64, elem=OPAQUE)
+                    bt = T(Kind.POINTER, 64, elem=OPAQUE)
             else:
                 sub_v, st = self.rvalue(e.subscript)
             elem = bt.elem or OPAQUE
@@ -899,19 +899,19 @@ class Lowerer:
                 t.vol)
 
     def field_type(self, st, name):
-        if st.kind == "b" and isinstance(st.name, tuple) and st.name[0] == "struct":  # not a ("tile", n)
+        if st.kind == Kind.BITS and isinstance(st.name, tuple) and st.name[0] == "struct":  # not a ("tile", n)
             for fname, ft in st.name[2] or ():
                 if fname == name:
                     return ft
-        if st.kind == "b" and isinstance(st.name, str) and st.name[-1:].isdigit():
+        if st.kind == Kind.BITS and isinstance(st.name, str) and st.name[-1:].isdigit():
             base = st.name.rstrip("1234")
             return {"float": FLOAT, "double": DOUBLE, "int": INT, "uint": UINT, "longlong": LL,
-                    "ulonglong": ULL, "char": T("s", 8), "uchar": T("u", 8), "short": T("s", 16),
-                    "ushort": T("u", 16), "long": LL, "ulong": ULL}.get(base, OPAQUE)
+                    "ulonglong": ULL, "char": T(Kind.SIGNED, 8), "uchar": T(Kind.UNSIGNED, 8), "short": T(Kind.SIGNED, 16),
+                    "ushort": T(Kind.UNSIGNED, 16), "long": LL, "ulong": ULL}.get(base, OPAQUE)
         return OPAQUE
 
     def field_offset(self, st, name):
-        if st.kind == "b" and isinstance(st.name, tuple) and st.name[0] == "struct":
+        if st.kind == Kind.BITS and isinstance(st.name, tuple) and st.name[0] == "struct":
             off = 0
             for fname, ft in st.name[2] or ():
                 if fname == name:
@@ -931,15 +931,15 @@ class Lowerer:
         if it.bits == 64 or it.is_ptr:
             self.emit("mul.lo.s64", (o,), (idx, Imm(size)), loc)
         else:
-            self.emit(f"mul.wide.{'u' if it.kind == 'u' else 's'}32", (o,), (idx, Imm(size)), loc)
+            self.emit(f"mul.wide.{'u' if it.kind == Kind.UNSIGNED else 's'}32", (o,), (idx, Imm(size)), loc)
         a = self.temp("$a")
         self.emit("add.s64", (a,), (base, o), loc)
         return a
 
     def load(self, addr_info, loc):
         _, a, t, space, vol = addr_info
-        if t.kind == "a":  # row of a 2-D array: decays to a pointer
-            return a, T("p", 64, elem=self.row_type(t), space=space, vol=vol)
+        if t.kind == Kind.ARRAY:  # row of a 2-D array: decays to a pointer
+            return a, T(Kind.POINTER, 64, elem=self.row_type(t), space=space, vol=vol)
         d = self.temp()
         op = "ld." + ("volatile." if vol else "") + (space + "." if space else "") + t.ptx
         self.emit(op, (d,), (Addr(a, 0),), loc)
@@ -980,7 +980,7 @@ class Lowerer:
             if v is not None and v.kind == "reg" and v.name in self.fn.params and v.name not in self.assigned:
                 # a field of a by-value kernel parameter: a uniform load from the parameter space
                 off, ft = self.field_offset(v.type, e.field.name)
-                if ft.kind != "a":
+                if ft.kind != Kind.ARRAY:
                     d = self.temp()
                     self.emit(f"ld.param.{ft.ptx}", (d,), (Addr(Sym(v.name), off if isinstance(off, int) else 0),), loc)
                     return d, ft
@@ -993,7 +993,7 @@ class Lowerer:
             v, vt = self.rvalue(e.rvalue)
             info = self.address(e.lvalue)
             self.store(info, v, vt, loc)
-            if info.kind == "reg" and info.type.kind == "p" and vt.is_ptr and vt.space and info.type.space is None:
+            if info.kind == "reg" and info.type.kind == Kind.POINTER and vt.is_ptr and vt.space and info.type.space is None:
                 self.retag(e.lvalue, vt.space)
             return (Reg(info.where), info.type) if info.kind == "reg" else (v, vt)
         op = e.op[:-1]
@@ -1026,7 +1026,7 @@ class Lowerer:
                 self.emit(f"neg.{bt.arith}", (n,), (b,), loc)
                 b = n
             r = self.offset(a, b, bt, elem.size, loc)
-            return r, (at if at.kind == "p" else T("p", 64, elem=elem, space=at.space, vol=at.vol))
+            return r, (at if at.kind == Kind.POINTER else T(Kind.POINTER, 64, elem=elem, space=at.space, vol=at.vol))
         if op == "-" and at.is_ptr and bt.is_ptr:
             d = self.temp()
             self.emit("sub.s64", (d,), (a, b), loc)
@@ -1037,7 +1037,7 @@ class Lowerer:
             ty = self.common(at, bt)
         d = self.temp()
         base = _ARITH[op]
-        if ty.kind == "f":
+        if ty.kind == Kind.FLOAT:
             if op in ("%", "&", "|", "^", "<<", ">>"):
                 opcode = f"{base}.b{ty.bits}"
             else:
@@ -1048,7 +1048,7 @@ class Lowerer:
             opcode = f"{base}.b{ty.bits}"
         else:
             opcode = f"{base}.{ty.arith}"
-        if ty.kind == "f":
+        if ty.kind == Kind.FLOAT:
             a = Imm(float(a.value)) if isinstance(a, Imm) and isinstance(a.value, int) else a
             b = Imm(float(b.value)) if isinstance(b, Imm) and isinstance(b.value, int) else b
         self.emit(opcode, (d,), (a, b), loc)
@@ -1086,8 +1086,8 @@ class Lowerer:
             if info.kind == "reg":
                 d = self.temp("$a")
                 self.emit("mov.u64", (d,), (Sym(info.where),), loc)
-                return d, T("p", 64, elem=info.type, space="local")
-            return info.where, T("p", 64, elem=info.type, space=info.space, vol=info.vol)
+                return d, T(Kind.POINTER, 64, elem=info.type, space="local")
+            return info.where, T(Kind.POINTER, 64, elem=info.type, space=info.space, vol=info.vol)
         if op == "*":
             return self.load(self.address(e), loc)
         if op in ("++", "--", "p++", "p--"):
@@ -1110,11 +1110,11 @@ class Lowerer:
                 return Imm(-v.value), t
             d = self.temp()
             self.emit(f"neg.{t.arith}", (d,), (v,), loc)
-            return d, self.common(t, t) if t.kind != "f" else t
+            return d, self.common(t, t) if t.kind != Kind.FLOAT else t
         if op == "~":
             if isinstance(v, Imm) and isinstance(v.value, int):
                 ty = self.common(t, t)
-                return Imm(~v.value & ((1 << ty.bits) - 1) if ty.kind == "u" else ~v.value), ty
+                return Imm(~v.value & ((1 << ty.bits) - 1) if ty.kind == Kind.UNSIGNED else ~v.value), ty
             ty = self.common(t, t)
             d = self.temp()
             self.emit(f"not.b{ty.bits}", (d,), (v,), loc)
@@ -1131,11 +1131,11 @@ class Lowerer:
             self.emit("bra", (), (Sym(lelse),), bloc, guard=(p.name, True))
             d = self.temp()
             a, at = self.rvalue(e.iftrue)
-            self.emit(f"mov.{at.ptx if at.kind != 'pred' else 'pred'}", (d,), (a,), loc)
+            self.emit(f"mov.{at.ptx if at.kind != Kind.PRED else 'pred'}", (d,), (a,), loc)
             self.emit("bra", (), (Sym(lend),), bloc)
             self.put_label(lelse, loc)
             b, bt = self.rvalue(e.iffalse)
-            self.emit(f"mov.{bt.ptx if bt.kind != 'pred' else 'pred'}", (d,), (b,), loc)
+            self.emit(f"mov.{bt.ptx if bt.kind != Kind.PRED else 'pred'}", (d,), (b,), loc)
             self.put_label(lend, loc)
             ty = self.common(at, bt) if not (at.is_ptr or bt.is_ptr) else (at if at.is_ptr else bt)
             return d, ty
@@ -1144,27 +1144,27 @@ class Lowerer:
         b, bt = self.rvalue(e.iffalse)
         ty = self.common(at, bt) if not (at.is_ptr or bt.is_ptr) else (at if at.is_ptr else bt)
         d = self.temp()
-        self.emit(f"selp.{ty.ptx if ty.kind != 'f' else ty.arith}", (d,), (a, b, p), loc)
+        self.emit(f"selp.{ty.ptx if ty.kind != Kind.FLOAT else ty.arith}", (d,), (a, b, p), loc)
         return d, ty
 
     def e_Cast(self, e):
         loc = self.loc(e)
         t = self.ctype(e.to_type.type)
         v, vt = self.rvalue(e.expr)
-        if t.kind == "b" and t.name == "void":
+        if t.kind == Kind.BITS and t.name == "void":
             return v, vt
         if t.is_ptr and vt.is_ptr and t.space is None:
             t = t.with_(space=vt.space)
         if isinstance(v, Imm):
-            if t.kind == "f":
+            if t.kind == Kind.FLOAT:
                 return Imm(float(v.value)), t
-            if t.kind in ("s", "u") and isinstance(v.value, (int, float)):
+            if t.kind in (Kind.SIGNED, Kind.UNSIGNED) and isinstance(v.value, (int, float)):
                 iv = int(v.value)
-                if t.kind == "u" and 0 < t.bits <= 64:
+                if t.kind == Kind.UNSIGNED and 0 < t.bits <= 64:
                     iv &= (1 << t.bits) - 1
                 return Imm(iv), t
             return v, t
-        if self.needs_cvt(t, vt) or (t.kind != vt.kind and t.kind in ("s", "u", "f") and vt.kind in ("s", "u", "f")):
+        if self.needs_cvt(t, vt) or (t.kind != vt.kind and t.kind in (Kind.SIGNED, Kind.UNSIGNED, Kind.FLOAT) and vt.kind in (Kind.SIGNED, Kind.UNSIGNED, Kind.FLOAT)):
             d = self.temp()
             self.emit(f"cvt.{t.ptx}.{vt.ptx}", (d,), (v,), loc)
             return d, t
