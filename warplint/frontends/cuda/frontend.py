@@ -379,7 +379,7 @@ def _parse_chunk(parser, chunk, rw, quote):
                 if 0 <= j < len(toks):
                     c = toks[j]
                     if c.kind == "id" and c.text not in rw.typedefs and c.text not in tried and \
-                            c.text not in _NOT_TYPES:
+                            c.text not in _NOT_TYPES and c.text not in rw.facts.values:
                         rw.typedefs.add(c.text)
                         tried.add(c.text)
                         fixed = True
