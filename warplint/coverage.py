@@ -58,16 +58,23 @@ def shown_lines(analyses) -> set[tuple[str, int]]:
     return out
 
 
-def file_coverage(module, analyses, diagnostics: list[Diagnostic]) -> tuple[Coverage, list[Diagnostic]]:
-    """The coverage of one analysed module, and notes for the functions not analysed that no
-    diagnostic names or lies in."""
-    if module.language == "ptx":
-        n = sum(1 for fa in analyses if fa.warp_ops or fa.barriers)
+def file_coverage(variants, diagnostics: list[Diagnostic]) -> tuple[Coverage, list[Diagnostic]]:
+    """The coverage of one file, from its [(module, analyses)] (one per preprocessed text, see
+    pipeline.parse_variants), and notes for the functions not analysed that no diagnostic names
+    or lies in.  A function counts once, and as analysed when every primitive it calls is in
+    the analyses of some text."""
+    if variants[0][0].language == "ptx":
+        n = sum(1 for fa in variants[0][1] if fa.warp_ops or fa.barriers)
         return Coverage(n, n), []
-    shown = shown_lines(analyses)
+    shown = set().union(*(shown_lines(a) for _, a in variants))
+    functions = {}
+    for module, _ in variants:
+        for wf in module.warp_code:
+            functions.setdefault(wf.loc, wf).primitives.extend(
+                p for p in wf.primitives if p not in functions[wf.loc].primitives)
     cov = Coverage()
     notes = []
-    for wf in getattr(module, "warp_code", None) or []:
+    for wf in functions.values():
         cov.total += 1
         missing = [p for p in wf.primitives
                    if not any((wf.loc.path, ln) in shown for ln in range(p.line, p.end_line + 1))]

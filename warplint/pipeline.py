@@ -254,12 +254,14 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     options = options or Options()
     result = FileResult(path, text=text)
     try:
-        module = result.module = parse_text(text, path, options)
-        analyses = result.analyses = analyse(module, options)
-        masks = _format_masks(analyses) if options.show_masks else None  # before the checks' notes
-        result.findings = check(module, analyses, resolve_targets(module, options), options)
-        result.diagnostics.extend(module.diagnostics + analysis_notes(module, analyses))
-        result.coverage, notes = file_coverage(module, analyses, result.diagnostics)
+        variants = [(m, analyse(m, options), targets) for m, targets in parse_variants(text, path, options)]
+        module, analyses, _ = variants[0]
+        result.module, result.analyses = module, analyses
+        masks = _variant_masks(variants) if options.show_masks else None  # before the checks' notes
+        result.findings = _merge_variants([check(m, a, targets, options) for m, a, targets in variants])
+        for m, a, _ in variants:
+            result.diagnostics.extend(d for d in m.diagnostics + analysis_notes(m, a) if not _known(d, result))
+        result.coverage, notes = file_coverage([(m, a) for m, a, _ in variants], result.diagnostics)
         result.diagnostics.extend(notes)
         if not result.failed:
             result.masks = masks
@@ -270,6 +272,64 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
     if result.failed:
         result.coverage = Coverage(failed_files=1)
     return result
+
+
+def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module, list[Target]]]:
+    """Front end, per target: (module, the targets it is judged for).  CUDA-C is preprocessed
+    as nvcc compiles it, once per distinct __CUDA_ARCH__ among the targets, so that code under
+    `#if __CUDA_ARCH__ >= 700` does not exist for sm_60; architectures whose preprocessed text
+    is the same share one module.  PTX has one module for all targets."""
+    from .languages import language
+    if language(path, text, options.extensions) != "cuda":
+        module = parse_text(text, path, options)
+        return [(module, resolve_targets(module, options))]
+    from dataclasses import replace
+    targets = [Target.parse(n) for n in options.targets or DEFAULT_TARGETS]
+    return [(parse_text(text, path, replace(options, targets=[t.name for t in group])), group)
+            for group in _same_text_groups(text, path, options, targets)]
+
+
+def _same_text_groups(text: str, path: str, options: Options, targets: list[Target]) -> list[list[Target]]:
+    """The targets grouped by the preprocessed text they see (in the order given)."""
+    from .frontends.cuda.frontend import arch_of
+    from .frontends.cuda.preprocess import arch_trace, cuda_defines
+    by_arch: dict[int, list[Target]] = {}
+    for t in targets:
+        by_arch.setdefault(arch_of(t.name), []).append(t)
+    if len(by_arch) == 1:
+        return [targets]
+    groups: dict[object, list[Target]] = {}
+    for arch, ts in by_arch.items():
+        trace = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
+                           list(options.include_paths or []), linted_tree(path))
+        groups.setdefault(arch if trace is None else trace, []).extend(ts)
+    return list(groups.values())
+
+
+def _merge_variants(per_variant: list[list[Finding]]) -> list[Finding]:
+    """The findings of modules judged for disjoint targets: one finding, listing its targets,
+    where several say the same at the same place."""
+    if len(per_variant) == 1:
+        return per_variant[0]
+    merged: dict[tuple, Finding] = {}
+    for findings in per_variant:
+        for f in findings:
+            key = (f.rule_id, f.loc.path, f.loc.line, f.loc.col, f.message)
+            if key in merged:
+                merged[key].targets = merged[key].targets + tuple(t for t in f.targets if t not in merged[key].targets)
+            else:
+                merged[key] = f
+    return sorted(merged.values(), key=Finding.sort_key)
+
+
+def _known(d: Diagnostic, result: FileResult) -> bool:
+    return any(x.loc == d.loc and x.message == d.message for x in result.diagnostics)
+
+
+def _variant_masks(variants) -> str:
+    if len(variants) == 1:
+        return _format_masks(variants[0][1])
+    return "".join(f"for {', '.join(t.name for t in targets)}:\n" + _format_masks(a) for _, a, targets in variants)
 
 
 def _format_masks(analyses: list) -> str:

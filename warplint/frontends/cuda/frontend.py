@@ -13,7 +13,7 @@ from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
 from .cxx import desugar
 from .lexer import Tok, brief, quotable
-from .preprocess import preprocess
+from .preprocess import cuda_defines, preprocess
 from .warpcode import warp_functions
 from .rewrite import Rewriter
 
@@ -137,9 +137,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
     if not text.strip():
         return module
     arch = arch_of(target)
-    defines = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": str(arch), "CUDART_VERSION": "13000",
-               "CUDA_VERSION": "13000", "__CUDACC_VER_MAJOR__": "13", "__CUDACC_VER_MINOR__": "0",
-               "__CUDACC_VER_BUILD__": "0", "__cplusplus": "201703L", "__CUDA_ARCH_LIST__": str(arch)}
+    defines = cuda_defines(arch)
     defines.update(options.defines or {})
     toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path))
     module.warp_code = warp_functions(toks, path)  # what coverage is measured against

@@ -28,6 +28,16 @@ TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_lau
                    "vector_types.h", "math_constants.h", "helper_cuda.h"}
 
 
+ARCH_MACROS = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__"})  # what differs between targets
+
+
+def cuda_defines(arch: int) -> dict[str, str]:
+    """The macros nvcc predefines when it compiles device code for `arch` (e.g. 700 for sm_70)."""
+    return {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": str(arch), "CUDART_VERSION": "13000",
+            "CUDA_VERSION": "13000", "__CUDACC_VER_MAJOR__": "13", "__CUDACC_VER_MINOR__": "0",
+            "__CUDACC_VER_BUILD__": "0", "__cplusplus": "201703L", "__CUDA_ARCH_LIST__": str(arch)}
+
+
 class _Macro:
     __slots__ = ("name", "params", "body", "variadic")
 
@@ -83,6 +93,10 @@ class Preprocessor:
         self.notes: list[tuple[Tok, str]] = []  # (where, message): parts not analysed as written
         self.once: set[str] = set()
         self.guards: dict[str, str] = {}  # file -> the macro whose definition skips all of it
+        # every place the output depends on the target's __CUDA_ARCH__: (where, what it gave);
+        # two targets with the same trace get the same tokens (see arch_trace)
+        self.arch_trace: list[tuple] = []
+        self._arch_read = False  # an arch macro was read since this was last cleared
         for k, v in defines.items():
             self.define_text(k, v)
 
@@ -139,6 +153,8 @@ class Preprocessor:
                     cond = bool(rest) and rest[0].text in self.macros
                 else:
                     cond = not (rest and rest[0].text in self.macros)
+                if d != "if" and rest and rest[0].text in ARCH_MACROS:
+                    self.arch_trace.append((ln[1].path, ln[1].line, cond))
                 flush()
                 stack.append([cond, cond, True])
                 active = cond
@@ -299,12 +315,15 @@ class Preprocessor:
                 continue
             pre.append(t)
             i += 1
+        self._arch_read = any(t.text in ARCH_MACROS for t in toks)  # `defined(__CUDA_ARCH__)` too
         exp = self.expand(pre, in_if=True)
         try:
-            v = _IfEval(exp).run()
+            v = bool(_IfEval(exp).run())
         except (ValueError, RecursionError):
-            return False  # e.g. __has_include(<...>): take the #else branch, as for an unknown macro
-        return bool(v)
+            v = False  # e.g. __has_include(<...>): take the #else branch, as for an unknown macro
+        if self._arch_read:
+            self.arch_trace.append((dtok.path, dtok.line, v))
+        return v
 
     # -- macro expansion ------------------------------------------------------------------
     def expand(self, toks: list[Tok], in_if: bool = False) -> list[Tok]:
@@ -322,6 +341,10 @@ class Preprocessor:
                 out.append(t)
                 continue
             m = macros[t.text]
+            if m.name in ARCH_MACROS:
+                self._arch_read = True
+                if not in_if:  # its value is in the code
+                    self.arch_trace.append((t.path, t.line, " ".join(b.text for b in m.body)))
             if self.budget >= 0:
                 self.budget -= 1 + len(m.body)
                 if self.budget < 0:
@@ -509,6 +532,18 @@ def char_value(text: str) -> int:
             return int(body[1:], 8)
         return esc.get(body[1:2], 0)
     return ord(body[0]) if body else 0
+
+
+def arch_trace(text: str, path: str, defines: dict, include_paths: list, tree: str | None = None):
+    """Where and how the preprocessed text depends on the target architecture (the `#if`
+    decisions and expansions that read __CUDA_ARCH__): two architectures with equal traces give
+    equal tokens.  None when the file does not preprocess."""
+    pp = Preprocessor(defines, include_paths, path, tree)
+    try:
+        pp.run(text, path)  # reads what parsing reads: the result cache's dependencies stay the same
+    except PPError:
+        return None
+    return tuple(pp.arch_trace)
 
 
 def preprocess(text: str, path: str, defines: dict, include_paths: list,
