@@ -351,7 +351,8 @@ class _Layer:
             return True
         t = n.type
         if t == "call_expression":
-            return self._cast_type(n) is not None or self._method_call(n) is not None
+            return self._cast_type(n) is not None or self._method_call(n) is not None or \
+                self._tile_size(n) is not None
         if t == "init_declarator":
             v = n.child_by_field_name("value")
             return v is not None and v.type in ("argument_list", "initializer_list") or n.id in self.local_refs
@@ -444,12 +445,46 @@ class _Layer:
         method = self._method_call(n)
         if method is not None:
             return self._call_method(n, *method)
+        size = self._tile_size(n)
+        if size is not None:
+            return self._tiled_partition(n, size)
         ty = self._cast_type(n)
         t = self.tok(ty)
         args = n.child_by_field_name("arguments")
         value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
         return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), _new(t, "op", "("), *value,
                 _new(t, "op", ")")]
+
+    # -- cooperative groups --------------------------------------------------------------------
+    def _tile_size(self, call):
+        """The size argument of `tiled_partition<N>(g)` when N is a name or an expression (a
+        number the token rewriter reads itself)."""
+        f = call.child_by_field_name("function")
+        if f is not None and f.type == "qualified_identifier":
+            f = f.child_by_field_name("name")
+        if f is None or f.type != "template_function" or _text(f.child_by_field_name("name")) != "tiled_partition":
+            return None
+        targs = f.child_by_field_name("arguments")
+        if targs is None or targs.named_child_count != 1:
+            return None
+        size = targs.named_children[0]
+        if size.type == "number_literal":
+            return None
+        return size
+
+    def _tiled_partition(self, call, size):
+        """`tiled_partition<N>(g)` -> `tiled_partition(g, N)`: the same tile, through the form
+        with the size as an argument."""
+        args = call.child_by_field_name("arguments")
+        t = self.tok(call)
+        a, b = self.src.span(args)
+        f = call.child_by_field_name("function")
+        name = f.child_by_field_name("name") if f.type == "qualified_identifier" else f
+        inner = self.render(a + 1, b - 1)
+        value = [self.tok(size).copy(kind="id", text=_text(size))] if size.type == "type_descriptor" and \
+            size.named_child_count == 1 and size.named_children[0].type == "type_identifier" else self.node(size)
+        return [self.tok(name.child_by_field_name("name")).copy(text="tiled_partition"), self.src.toks[a], *inner,
+                *([_new(t, "op", ",")] if inner else []), *value, self.src.toks[b - 1]]
 
     # -- calls of members from outside the class ---------------------------------------------
     def _method_call(self, call):
@@ -694,6 +729,9 @@ class _Layer:
         q = self._resolve(n, tuple(parts))
         if q is not None:
             return [t.copy(text=mangle(q))]
+        cls = self.classes.get(parts[0]) if len(parts) == 2 else None
+        if cls is not None and cls.methods.get(parts[1]):  # `S::f` of a static member function
+            return [t.copy(text=cls.mangled(parts[1]))]
         scope = n.child_by_field_name("scope")
         if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
