@@ -15,6 +15,7 @@ from conftest import PYTHON, ROOT, cli_env
 
 pytest.importorskip("pygls.lsp.client", reason="the server extra (pygls 2) is not installed")
 from lsprotocol import types as lsp  # noqa: E402
+from pygls.uris import from_fs_path  # noqa: E402
 
 from lsp_session import Session  # noqa: E402
 
@@ -199,6 +200,18 @@ def test_configuration_of_the_project_applies(session, project):
     (sub / "warplint.toml").write_text('ignore = ["WL001"]\ntargets = ["sm_70"]\n')
     uri = session.open(sub / "a.cu", LEGACY_VOTE + HALF_WARP_SHUFFLE)
     assert codes(session.diagnostics(uri)) == ["WL004"]  # WL001 ignored; sm_70 only: no WL002
+
+
+def test_a_changed_configuration_applies_to_open_documents(session, project):
+    sub = project / "reconfigured"
+    sub.mkdir()
+    uri = session.open(sub / "a.cu", LEGACY_VOTE)
+    assert codes(session.diagnostics(uri)) == ["WL001"]
+    (sub / "warplint.toml").write_text('ignore = ["WL001"]\n')
+    session.call(session.client.workspace_did_change_watched_files, lsp.DidChangeWatchedFilesParams(
+        changes=[lsp.FileEvent(uri=from_fs_path(str(sub / "warplint.toml")), type=lsp.FileChangeType.Created)]))
+    assert wait_for(lambda: len(session.published[uri]) == 2)
+    assert not session.published[uri][-1].diagnostics
 
 
 def test_configuration_error_is_a_diagnostic(session, project):

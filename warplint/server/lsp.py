@@ -22,6 +22,7 @@ from .text import LineMap
 DEBOUNCE_S = 0.1  # wait this long after an edit for the next one before analysing
 SOURCE = "warplint"
 FIX_ALL = "source.fixAll.warplint"
+CONFIG_FILES = "**/{warplint.toml,pyproject.toml}"
 _SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
              "note": lsp.DiagnosticSeverity.Information}
 
@@ -97,6 +98,21 @@ class WarplintServer(LanguageServer):
             self.loop.call_soon_threadsafe(self.publish, uri, version, linted)
         except RuntimeError:  # the loop is closed: the server is exiting
             pass
+
+    def relint_open_documents(self) -> None:
+        """A configuration file changed: lint every open document again."""
+        for uri in list(self.wanted):
+            self.request(uri, 0)
+
+    def watch_configuration(self) -> None:
+        """Ask the client to report changes of configuration files, where it can."""
+        ws = self.client_capabilities.workspace
+        watched = ws and ws.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            self.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+                id="warplint-configuration", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                    lsp.FileSystemWatcher(glob_pattern=CONFIG_FILES)]))]))
 
     def forget(self, uri: str) -> None:
         timer = self.timers.pop(uri, None)
@@ -261,6 +277,14 @@ def rule_link(rule_id: str) -> lsp.CodeDescription | None:
 
 def make_server(debounce: float = DEBOUNCE_S) -> WarplintServer:
     server = WarplintServer(debounce)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: WarplintServer, params: lsp.InitializedParams):
+        ls.watch_configuration()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: WarplintServer, params: lsp.DidChangeWatchedFilesParams):
+        ls.relint_open_documents()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: WarplintServer, params: lsp.DidOpenTextDocumentParams):
