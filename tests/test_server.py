@@ -164,6 +164,15 @@ def test_hover_a_shuffle_shows_its_lanes_and_the_branch(session, project):
     assert session.hover(uri, 1, 0) is None  # not on a primitive
 
 
+def test_hover_a_barrier(session, project):
+    text = "__global__ void k(int *d)\n{\n    d[threadIdx.x] = 0;\n    __syncthreads();\n}\n"
+    uri = session.open(project / "barrier.cu", text)
+    session.diagnostics(uri)
+    hover = session.hover(uri, 3, 6).contents.value
+    assert "`__syncthreads`" in hover and "active lanes: 0xffffffff (all 32 lanes)" in hover
+    assert "membermask" not in hover
+
+
 def test_rapid_edits_publish_only_the_last_version(session, project):
     uri = session.open(project / "typing.cu", LEGACY_VOTE)
     typing = [LEGACY_VOTE.replace("    data[", "    v += __all(v > 1);\n" * (i + 1) + "    data[") for i in range(12)]
