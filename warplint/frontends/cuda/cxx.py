@@ -205,6 +205,7 @@ class _Layer:
         self.decls: dict[int, dict] = {}  # function id -> name -> [(start, type node, declarator)]
         self.pending: list[Tok] = []  # member functions taken out of a class, for after its item
         self.classes: dict[str, _Class] = {}  # classes whose members are functions now
+        self.before: list[Tok] = []  # lambdas as functions, for before the item that defines them
         self.values: set[str] = set()  # names of template value parameters
 
     # -- collecting --------------------------------------------------------------------------
@@ -219,6 +220,8 @@ class _Layer:
         for n in _nodes(root, ("init_declarator",)):
             if (d := n.child_by_field_name("declarator")) is not None and d.type == "reference_declarator":
                 self._local_reference(n, d)
+            elif (v := n.child_by_field_name("value")) is not None and v.type == "lambda_expression":
+                _Lambda(self, n, v).plan()
         found = _nodes(root, _TARGETS) + self.fixed_nodes + self.alias_nodes
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
@@ -417,7 +420,10 @@ class _Layer:
             if c.type in ("namespace_definition", "linkage_specification", "declaration_list"):
                 out.extend(self.items(c))
             else:
-                out.extend(self.render(ca, cb))
+                item = self.render(ca, cb)
+                out.extend(self.before)
+                self.before = []
+                out.extend(item)
             i = cb
         out.extend(toks[i:b])
         out.extend(self.pending)
@@ -925,3 +931,132 @@ def _function_declarator(n):
 
 def _has_storage(n, word: str) -> bool:
     return any(c.type == "storage_class_specifier" and _text(c) == word for c in n.children)
+
+
+class _Lambda:
+    """A named lambda as a function: `auto f = [&](int x) { ... };` in function `g` becomes
+    `__device__ auto g__lambda_L(int x, <captured variables>) { ... }` before `g`, a variable
+    captured by reference a reference parameter (copied in and out), and each call `f(a)` in `g`
+    the call `g__lambda_L(a, <the variables>)`."""
+
+    def __init__(self, layer: _Layer, init, lam):
+        self.layer = layer
+        self.init = init
+        self.lam = lam
+
+    def plan(self) -> None:
+        lay = self.layer
+        decl = self.init.parent
+        name = self.init.child_by_field_name("declarator")
+        fn = decl.parent if decl is not None else None
+        while fn is not None and fn.type != "function_definition":
+            fn = fn.parent
+        body = self.lam.child_by_field_name("body")
+        ldecl = self.lam.child_by_field_name("declarator")
+        if fn is None or decl.type != "declaration" or len(decl.children_by_field_name("declarator")) != 1 or \
+                name is None or name.type != "identifier" or body is None or self.lam.has_error:
+            return
+        by_ref = self.capture_modes()
+        if by_ref is None:
+            return
+        fname = _declarator_name(fn.child_by_field_name("declarator"))
+        line = lay.tok(self.lam).line
+        self.mangled = mangle(((_text(fname) if fname is not None else "f"), f"lambda_{line}"))
+        self.captures = self.captured(fn, by_ref)
+        params = ldecl.child_by_field_name("parameters") if ldecl is not None else None
+        self.nparams = params.named_child_count if params is not None else 0
+        refs = tuple(self.nparams + i for i, (_, _, _, ref) in enumerate(self.captures) if ref)
+        if refs:
+            lay.ref_params[self.mangled] = refs
+        lay.display[self.mangled] = f"lambda at line {line}"
+        lay.fix(decl, self.hoist)
+        x = _text(name)
+        for c in _nodes(fn, ("call_expression",)):
+            f = c.child_by_field_name("function")
+            if c.start_byte > decl.end_byte and f is not None and f.type == "identifier" and _text(f) == x:
+                lay.fix(c, self.call)
+
+    def capture_modes(self):
+        """name -> by reference, with "" for the default; None for a capture we cannot map (`this`)."""
+        spec = self.lam.child_by_field_name("captures")
+        modes = {}
+        for c in spec.named_children if spec is not None else ():
+            if c.type == "lambda_default_capture":
+                modes[""] = _text(c) == "&"
+            elif c.type == "identifier":
+                prev = c.prev_sibling
+                modes[_text(c)] = prev is not None and prev.type == "&"
+            else:
+                return None
+        return modes
+
+    def captured(self, fn, by_ref) -> list:
+        """(name, type node, declarator, by reference) of the variables of `fn` the lambda uses."""
+        lay = self.layer
+        decls = lay.declarations(fn)
+        lo, hi = self.lam.start_byte, self.lam.end_byte
+        out, seen = [], set()
+        for m in _nodes(self.lam, ("identifier",)):
+            x = _text(m)
+            if x in seen:
+                continue
+            seen.add(x)
+            if any(lo <= start < hi for start, _, _ in decls.get(x, ())):
+                continue  # a parameter or local of the lambda
+            before = [(ty, target) for start, ty, target in decls.get(x, ()) if start < lo]
+            if not before or (x not in by_ref and "" not in by_ref):
+                continue
+            ty, target = before[-1]
+            out.append((x, ty, target, by_ref.get(x, by_ref.get(""))))
+        return out
+
+    def capture_parameter(self, at, x, ty, target, ref) -> list[Tok]:
+        lay = self.layer
+        out = lay.node(ty) if ty is not None else [_new(at, "id", "int")]
+        d = target
+        while d is not None and d.type in ("pointer_declarator", "array_declarator"):
+            out.append(_new(at, "op", "*"))
+            d = d.child_by_field_name("declarator")
+        if ref:
+            out += [_new(at, "id", "_Alignas"), _new(at, "op", "("), _new(at, "num", str(REF_MARK)), _new(at, "op", ")")]
+        return out + [_new(at, "id", x)]
+
+    def hoist(self, decl):
+        """The declaration goes (an empty statement); the function goes before the item."""
+        lay = self.layer
+        at = lay.tok(self.lam)
+        ldecl = self.lam.child_by_field_name("declarator")
+        params = ldecl.child_by_field_name("parameters") if ldecl is not None else None
+        ret = next((c for c in ldecl.children if c.type == "trailing_return_type"), None) if ldecl else None
+        if ret is not None and ret.named_child_count:
+            rtype = lay.node(ret.named_children[0])
+        else:
+            body = self.lam.child_by_field_name("body")
+            returns = any(r.named_child_count for r in _nodes(body, ("return_statement",)))
+            rtype = [_new(at, "id", "auto" if returns else "void")]
+        out = [_new(at, "id", "__device__"), *rtype, at.copy(kind="id", text=self.mangled), _new(at, "op", "(")]
+        if params is not None:
+            a, b = lay.src.span(params)
+            inner = lay.render(a + 1, b - 1)
+            out += [] if [x.text for x in inner] == ["void"] else inner
+        for i, cap in enumerate(self.captures):
+            if i or self.nparams:
+                out.append(_new(at, "op", ","))
+            out += self.capture_parameter(at, *cap)
+        out += [_new(at, "op", ")"), *lay.node(self.lam.child_by_field_name("body"))]
+        lay.before.extend(out)
+        return [lay.src.toks[lay.src.span(decl)[1] - 1]]
+
+    def call(self, c):
+        """`f(a)` -> `g__lambda_L(a, <captured variables>)`."""
+        lay = self.layer
+        f = c.child_by_field_name("function")
+        args = c.child_by_field_name("arguments")
+        t = lay.tok(f)
+        a, b = lay.src.span(args)
+        out = [t.copy(text=self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        for i, (x, *_rest) in enumerate(self.captures):
+            if i or args.named_child_count:
+                out.append(_new(t, "op", ","))
+            out.append(_new(t, "id", x))
+        return out + [lay.src.toks[b - 1]]
