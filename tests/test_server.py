@@ -241,6 +241,14 @@ def test_a_nul_in_the_buffer_is_an_error_at_its_place(session, project):
     assert d.range.start == at(text, "\0").start
 
 
+def test_a_buffer_past_the_size_limit_is_not_analysed(monkeypatch, tmp_path):
+    from warplint import pipeline
+    from warplint.server.analysis import lint_document
+    monkeypatch.setattr(pipeline, "MAX_BYTES", 100)
+    (d,) = lint_document(str(tmp_path / "big.cu"), LEGACY_VOTE + " " * 100).diagnostics
+    assert d.severity == "error" and "the limit is 100" in d.message
+
+
 def test_excluded_and_foreign_files_get_no_diagnostics(session, project):
     sub = project / "vendor"
     sub.mkdir()

@@ -52,14 +52,18 @@ def lint_document(path: str, text: str) -> Linted | None:
     configuration found for its path; per-path ignores and in-source suppressions applied.
     None: the project does not lint this file.  Never raises: a problem is a diagnostic."""
     from ..config import discover
+    from .. import pipeline
     from ..errors import InputError, UsageError
-    from ..pipeline import decode_source
     try:
         cfg = discover(path)
         options = options_for(cfg)
         if excluded(path, cfg, options):
             return None
-        text, notes = decode_source(text.encode("utf-8", "surrogatepass"), path)  # as `warplint -` reads stdin
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) > pipeline.MAX_BYTES:
+            return Linted(path, text, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", (
+                f"buffer is {len(data)} bytes; the limit is {pipeline.MAX_BYTES}"))])  # read_regular's words
+        text, notes = pipeline.decode_source(data, path)  # as `warplint -` reads stdin
         linted = _lint(path, text, cfg, options)
         linted.diagnostics[:0] = notes
         return linted
