@@ -255,3 +255,19 @@ def test_expectations_may_carry_message_text():
     assert compare(spec, run("lanes 0-15 execute '__shfl_sync'")) == []
     assert compare(spec, run("lanes 16-31 execute")) == [
         "[sm_60] no WL003 message on line 1 contains 'lanes 0-15 execute'"]
+
+
+# -- README truth --------------------------------------------------------------------------------
+
+def test_readme_install_and_ci_instructions_can_work():
+    import re
+    from conftest import ROOT
+    for name in ("README.md", ".github/workflows/example-warplint.yml"):
+        text = open(os.path.join(ROOT, name), encoding="utf-8").read()
+        assert not re.search(r"^\s*(- run: |run: )?pip install warplint\b", text, re.M), name  # no release yet
+        assert "upload-sarif@v4" in text and "upload-sarif@v3" not in text, name
+        assert "actions: read" in text, name
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    assert "pip install git+https://github.com/warplint/warplint" in readme
+    revs = re.findall(r"^\s*rev: (\S+)", readme, re.M)
+    assert revs and all(re.fullmatch(r"[0-9a-f]{40}", r) for r in revs)  # a commit: no tag exists yet
