@@ -52,28 +52,34 @@ def lint_document(path: str, text: str) -> Linted | None:
     configuration found for its path; per-path ignores and in-source suppressions applied.
     None: the project does not lint this file.  Never raises: a problem is a diagnostic."""
     from ..config import discover
-    from .. import pipeline
     from ..errors import InputError, UsageError
     try:
         cfg = discover(path)
         options = options_for(cfg)
         if excluded(path, cfg, options):
             return None
-        data = text.encode("utf-8", "surrogatepass")
-        if len(data) > pipeline.MAX_BYTES:
-            return Linted(path, text, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", (
-                f"buffer is {len(data)} bytes; the limit is {pipeline.MAX_BYTES}"))])  # read_regular's words
-        text, notes = pipeline.decode_source(data, path)  # as `warplint -` reads stdin
+        text, notes = _buffer_text(path, text)
         linted = _lint(path, text, cfg, options)
         linted.diagnostics[:0] = notes
         return linted
     except UsageError as e:
         return Linted(path, text, diagnostics=[Diagnostic(Loc(path, 1, 1), "error", f"configuration: {e}")])
-    except InputError as e:  # a NUL in the buffer
+    except InputError as e:
         return Linted(path, text, diagnostics=[Diagnostic(e.loc, "error", e.message)])
     except Exception as e:  # a bug in an analysis must not take the server down
         return Linted(path, text, diagnostics=[Diagnostic(
             Loc(path, 1, 1), "error", f"internal error while analysing: {type(e).__name__}: {e}")])
+
+
+def _buffer_text(path: str, text: str) -> tuple[str, list[Diagnostic]]:
+    """The buffer's text as `warplint -` reads stdin (`pipeline.decode_source`), with the size
+    limit of files: a NUL or too many bytes raise InputError, text that is not UTF-8 is a note."""
+    from .. import pipeline
+    from ..errors import InputError
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) > pipeline.MAX_BYTES:
+        raise InputError(Loc(path, 1, 1), f"buffer is {len(data)} bytes; the limit is {pipeline.MAX_BYTES}")
+    return pipeline.decode_source(data, path)
 
 
 def _lint(path: str, text: str, cfg, options) -> Linted:
