@@ -203,12 +203,14 @@ class WarplintServer(LanguageServer):
         return actions
 
     def workspace_edit(self, p: Published, uri: str, edits) -> lsp.WorkspaceEdit:
-        text_edits = [lsp.TextEdit(range=lsp.Range(start=_pos(p.lines, e.line, e.col), end=_pos(p.lines, e.end_line, e.end_col)),
-                                   new_text=e.text) for e in edits]
-        if self.versioned_edits:  # the client refuses the edit if the document changed meanwhile
-            return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=p.version), edits=text_edits)])
-        return lsp.WorkspaceEdit(changes={uri: text_edits})
+        text_edits = [lsp.TextEdit(range=lsp.Range(start=_pos(p.lines, e.line, e.col),
+                                                   end=_pos(p.lines, e.end_line, e.end_col)), new_text=e.text)
+                      for e in edits]
+        if not self.versioned_edits:
+            return lsp.WorkspaceEdit(changes={uri: text_edits})
+        document = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=p.version)
+        # the client refuses the edit if the document changed meanwhile
+        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=document, edits=text_edits)])
 
     @property
     def versioned_edits(self) -> bool:
