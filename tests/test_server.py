@@ -309,6 +309,14 @@ def test_server_without_pygls_says_how_to_install_it(monkeypatch, capsys):
     assert "pip install 'warplint[server]'" in err and "Traceback" not in err
 
 
+def test_a_malformed_message_is_logged_in_one_line(tmp_path):
+    r = subprocess.run([PYTHON, "-m", "warplint", "server"], input=b"Content-Length: 2\r\n\r\n{}",
+                       capture_output=True, env=cli_env(), timeout=60, cwd=tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 0  # stdin closed: the server ends
+    assert "warplint server: error:" in err and "Traceback" not in err
+
+
 def test_other_commands_never_import_the_server(tmp_path):
     (tmp_path / "k.cu").write_text(LEGACY_VOTE)
     code = ("import sys; from warplint.cli import main; main(['--no-cache', sys.argv[1]]); main(['rules']); "

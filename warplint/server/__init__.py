@@ -4,6 +4,7 @@ quick fixes, hover with the lanes of a warp primitive).  It needs the `server` e
 this package, so the CLI's other commands never load pygls."""
 from __future__ import annotations
 
+import logging
 import sys
 
 EXIT_ERROR = 2
@@ -23,6 +24,26 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         sys.stderr.write(MISSING.format(why=e) + "\n")
         return EXIT_ERROR
+    _log_briefly()
     from .lsp import make_server
     make_server().start_io()
     return 0
+
+
+class _OneLine(logging.Formatter):
+    """A log record as one line; an exception as its type and message, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"warplint server: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+        return text
+
+
+def _log_briefly() -> None:
+    """Warnings and errors of the server and pygls on stderr (editors show it as the log)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
