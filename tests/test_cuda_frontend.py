@@ -646,6 +646,14 @@ def desugared(src: str) -> str:
      "T f ( T x ) { return reinterpret_cast < const T > ( x ) + N ; }"),
     ("P g() { P p; p = {1, 2}; return {p.a, 3}; }",
      "P g ( ) { P p ; p = ( P ) { 1 , 2 } ; return ( P ) { p . a , 3 } ; }"),
+    ("namespace g = cooperative_groups; void k() { auto t = g::tiled_partition<W>(g::this_thread_block()); }",
+     "namespace g = cooperative_groups ; void k ( ) { auto t = tiled_partition ( cooperative_groups :: "
+     "this_thread_block ( ) , W ) ; }"),
+    ("struct R { template <bool D = true, typename E = X<a and D>> int f() { return 1; } };",
+     "struct R { } ; int R__f ( struct R * this ) { return 1 ; }"),
+    ("void k(int n) { int s = 0; auto f = [&](int x) { s += x; }; f(n); }",
+     "__device__ void k__lambda_1 ( int x , int _Alignas ( 7020 ) s ) { s += x ; } void k ( int n ) { int s = 0 ; ; "
+     "k__lambda_1 ( n , s ) ; }"),
 ])
 def test_cxx_layer_desugars_to_c_with_the_same_meaning(src, want):
     assert desugared(src) == want

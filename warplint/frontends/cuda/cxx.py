@@ -119,7 +119,7 @@ def _walk(root):
         stack.extend(reversed(n.children))
 
 
-_NAMING = ("type_definition", "alias_declaration", "type_parameter_declaration",
+_NAMING = ("namespace_alias_definition", "type_definition", "alias_declaration", "type_parameter_declaration",
            "optional_type_parameter_declaration", "struct_specifier", "class_specifier", "union_specifier",
            "enum_specifier", "function_definition", "declaration", "parameter_declaration",
            "optional_parameter_declaration")
@@ -207,6 +207,7 @@ class _Layer:
         self.classes: dict[str, _Class] = {}  # classes whose members are functions now
         self.before: list[Tok] = []  # lambdas as functions, for before the item that defines them
         self.values: set[str] = set()  # names of template value parameters
+        self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
@@ -277,6 +278,11 @@ class _Layer:
 
     def _names(self, n) -> None:
         t = n.type
+        if t == "namespace_alias_definition":
+            name, target = n.child_by_field_name("name"), n.named_children[-1] if n.named_child_count > 1 else None
+            if name is not None and target is not None:
+                self.ns_alias[_text(name)] = target
+            return
         if t in ("parameter_declaration", "optional_parameter_declaration") and n.parent is not None and \
                 n.parent.type == "template_parameter_list":
             name = _declarator_name(n.child_by_field_name("declarator"))
@@ -741,6 +747,10 @@ class _Layer:
         scope = n.child_by_field_name("scope")
         if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
+        if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
+            target = self.ns_alias[parts[0]]
+            at = [x.copy(path=t.path, line=t.line, col=t.col) for x in self.node(target)]
+            return at + self.render(self.src.span(scope)[1], self.src.span(n)[1])
         return None
 
 
@@ -827,7 +837,11 @@ class _Class:
     def hoist(self, item):
         """The member function leaves the class (nothing here) and follows its item."""
         lay = self.layer
-        lay.pending.extend(lay.render(*lay.src.span(item)))
+        a, b = lay.src.span(item)
+        params = item.child_by_field_name("parameters") if item.type == "template_declaration" else None
+        if params is not None:  # a member template: its parameters go as a function template's do
+            a = lay.src.span(params)[1]
+        lay.pending.extend(lay.render(a, b))
         return []
 
     def prepare(self, fd, d, name) -> None:
