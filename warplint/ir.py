@@ -164,3 +164,4 @@ class Module:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     text: str = ""  # the input text (for fixes and suppressions)
     warp_code: list = field(default_factory=list)  # CUDA-C: the functions with warp primitives as written (coverage)
+    arch_trace: tuple = ()  # CUDA-C: where its preprocessed text read __CUDA_ARCH__ (pipeline.parse_variants)

@@ -284,26 +284,24 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
         module = parse_text(text, path, options)
         return [(module, resolve_targets(module, options))]
     from dataclasses import replace
-    targets = [Target.parse(n) for n in options.targets or DEFAULT_TARGETS]
-    return [(parse_text(text, path, replace(options, targets=[t.name for t in group])), group)
-            for group in _same_text_groups(text, path, options, targets)]
-
-
-def _same_text_groups(text: str, path: str, options: Options, targets: list[Target]) -> list[list[Target]]:
-    """The targets grouped by the preprocessed text they see (in the order given)."""
     from .frontends.cuda.frontend import arch_of
     from .frontends.cuda.preprocess import arch_trace, cuda_defines
     by_arch: dict[int, list[Target]] = {}
-    for t in targets:
+    for t in (Target.parse(n) for n in options.targets or DEFAULT_TARGETS):
         by_arch.setdefault(arch_of(t.name), []).append(t)
-    if len(by_arch) == 1:
-        return [targets]
-    groups: dict[object, list[Target]] = {}
-    for arch, ts in by_arch.items():
-        trace = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
-                           list(options.include_paths or []), linted_tree(path))
-        groups.setdefault(arch if trace is None else trace, []).extend(ts)
-    return list(groups.values())
+    variants: dict[object, tuple[Module, list[Target]]] = {}  # trace of the text -> (module, targets)
+    for arch, targets in by_arch.items():
+        trace = None
+        if variants:  # the first text tells whether there is anything to compare
+            first = next(iter(variants.values()))[0]
+            trace = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
+                               list(options.include_paths or []), linted_tree(path)) if first.arch_trace else ()
+        if trace is not None and trace in variants:
+            variants[trace][1].extend(targets)
+            continue
+        module = parse_text(text, path, replace(options, targets=[t.name for t in targets]))
+        variants[module.arch_trace if trace is None else trace] = (module, list(targets))
+    return list(variants.values())
 
 
 def _merge_variants(per_variant: list[list[Finding]]) -> list[Finding]:

@@ -141,6 +141,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
     defines.update(options.defines or {})
     toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path))
     module.warp_code = warp_functions(toks, path)  # what coverage is measured against
+    module.arch_trace = tuple(pp.arch_trace)  # other targets whose trace is the same share this module
     notes = _Notes(module, Quoter(path, text))
     _bare_cr_note(text, path, notes)
     for tok, msg in pp.notes:
