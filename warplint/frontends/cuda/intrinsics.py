@@ -84,8 +84,9 @@ def call(lw, e):
                 return Imm(0), INT
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
             obj = lw.scope.find(n.name.name)
-            if obj is not None and obj[0] == "reg" and isinstance(obj[2].name, tuple) and obj[2].name[0] == "tile":
-                r = tile_method(lw, e, n.field.name, obj[2].name[1], args, discard)
+            group = _group(obj)
+            if group is not None:
+                r = tile_method(lw, e, n.field.name, *group, args, discard)
                 if r is not None:
                     return r
         if isinstance(n, A.StructRef) and n.field.name == "thread_rank" and not args:
@@ -141,6 +142,26 @@ def call(lw, e):
         if size in (1, 2, 4, 8, 16, 32):
             return d, T(Kind.BITS, 32, name=("tile", size))
         return d, OPAQUE
+    if name == "coalesced_threads" and not args:  # the active lanes, as a group
+        d = lw.temp()
+        lw.emit("activemask.b32", (d,), (), loc, text=name)
+        return d, T(Kind.BITS, 32, name=("coalesced",))
+    group = _group(lw.scope.find(args[0].name)) if args and _is_id(args[0]) else None
+    if name == "labeled_partition" and len(args) == 2 and group is not None:
+        # the lanes of the group with the same label: their membermask is a match over the group
+        label, _ = lw.rvalue(args[1])
+        d = lw.temp()
+        lw.emit("match.any.sync.b32", (d,), (label, _group_mask(lw, *group, loc)), loc, text=name)
+        return d, T(Kind.BITS, 32, name=("coalesced",))
+    if name == "reduce" and len(args) >= 2 and group is not None:
+        # cg::reduce(group, v, op): a collective of the group's lanes (a butterfly shuffle stands for it)
+        v, vt = lw.rvalue(args[1])
+        for a in args[2:]:
+            lw.rvalue(a)
+        d = lw.temp()
+        lw.emit("shfl.sync.bfly.b32", (d,), (v, Imm(1), Imm(((32 - group[0]) << 8) | 0x1F),
+                                            _group_mask(lw, *group, loc)), loc, text=name)
+        return d, vt
     if name == "sync" and len(args) == 1:
         from pycparser import c_ast as A
         if isinstance(args[0], A.ID):
@@ -310,6 +331,44 @@ def _type_name(t):
     return t.name if isinstance(t.name, str) else None
 
 
+def _is_id(e) -> bool:
+    from pycparser import c_ast as A
+    return isinstance(e, A.ID)
+
+
+def _group(var):
+    """(size, membermask register or None) of a variable holding a cooperative-groups group: a
+    tile of `size` lanes (its mask follows from the lane), or a coalesced/labeled group (its mask
+    is the variable's value); None for anything else."""
+    if var is None or var.kind != "reg" or not isinstance(var.type.name, tuple):
+        return None
+    if var.type.name[0] == "tile":
+        return var.type.name[1], None
+    if var.type.name[0] == "coalesced":
+        return 32, Reg(var.name)
+    return None
+
+
+def _rank_lane(lw, mask, mode, b, loc):
+    """The lane of the coalesced group `mask` a shuffle of `mode` with operand `b` reads: the
+    group's lane whose rank is b (idx), rank - b (up), rank + b (down) or rank ^ b (bfly)."""
+    rank = b
+    if mode != "idx":
+        below = lw.temp()
+        lw.emit("and.b32", (below,), (mask, Reg("%lanemask_lt")), loc)
+        mine = lw.temp()
+        lw.emit("popc.b32", (mine,), (below,), loc)
+        rank = lw.temp()
+        lw.emit({"up": "sub.s32", "down": "add.s32", "bfly": "xor.b32"}[mode], (rank,), (mine, b), loc)
+    lane = lw.temp()
+    lw.emit("fns.b32", (lane,), (mask, Imm(0), rank), loc)  # the rank-th lane of the mask
+    return lane
+
+
+def _group_mask(lw, size, mask, loc):
+    return mask if mask is not None else _tile_mask(lw, size, loc)
+
+
 def _tile_mask(lw, size, loc):
     """Membermask of the calling lane's tile of `size` lanes."""
     if size == 32:
@@ -325,22 +384,33 @@ _TILE_SHFL = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "
 _TILE_VOTE = {"any": "any", "all": "all", "ballot": "ballot"}
 
 
-def tile_method(lw, e, method, size, args, discard):
-    """Methods of a cooperative-groups thread_block_tile<size> as the warp primitives they are."""
+def tile_method(lw, e, method, size, mask, args, discard):
+    """Methods of a cooperative-groups thread_block_tile<size> (or of a coalesced group, whose
+    membermask is the register `mask`) as the warp primitives they are."""
     loc = call_loc(lw, e, method)
     text = method
+    if mask is not None and method in ("thread_rank", "size", "num_threads") and not args:
+        below = mask
+        if method == "thread_rank":  # the group's lanes below this one
+            below = lw.temp()
+            lw.emit("and.b32", (below,), (mask, Reg("%lanemask_lt")), loc)
+        d = lw.temp()
+        lw.emit("popc.b32", (d,), (below,), loc, text=text)
+        return d, UINT
     if method in _TILE_SHFL and len(args) == 2:
         v, vt = lw.rvalue(args[0])
         b, _ = lw.rvalue(args[1])
         mode = _TILE_SHFL[method]
-        m = _tile_mask(lw, size, loc)
+        m = _group_mask(lw, size, mask, loc)
+        if mask is not None:  # a coalesced group counts lanes by rank: the source is its lane of that rank
+            b, mode = _rank_lane(lw, mask, mode, b, loc), "idx"
         d = lw.temp()
         c = Imm(((32 - size) << 8) | (0 if mode == "up" else 0x1F))
         lw.emit(f"shfl.sync.{mode}.b32", (d,), (v, b, c, m), loc, text=text)
         return d, vt
     if method in _TILE_VOTE and len(args) == 1:
         p = lw.cond(args[0])
-        m = _tile_mask(lw, size, loc)
+        m = _group_mask(lw, size, mask, loc)
         mode = _TILE_VOTE[method]
         if mode == "ballot":
             d = lw.temp()
@@ -352,7 +422,7 @@ def tile_method(lw, e, method, size, args, discard):
         lw.emit("selp.s32", (d,), (Imm(1), Imm(0), dp), loc)
         return d, INT
     if method == "sync" and not args:
-        m = _tile_mask(lw, size, loc)
+        m = _group_mask(lw, size, mask, loc)
         lw.emit("bar.warp.sync", (), (m,), loc, text=text)
         return Imm(0), INT
     if method == "thread_rank" and not args:

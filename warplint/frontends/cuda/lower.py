@@ -524,8 +524,8 @@ class Lowerer:
                 self.emit("call", (reg,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
             else:
                 v, vt = self.rvalue(d.init)
-                if isinstance(vt.name, tuple) and vt.name[0] == "tile":
-                    t = vt  # a cooperative-groups tile: remember its size with the variable
+                if isinstance(vt.name, tuple) and vt.name[0] in ("tile", "coalesced"):
+                    t = vt  # a cooperative-groups group: remember its size or mask with the variable
                 if t.kind == Kind.POINTER and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
                 self.move(reg, v, t, vt, loc)
