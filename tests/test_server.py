@@ -306,7 +306,7 @@ def test_server_without_pygls_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)  # `import pygls` raises ImportError
     assert main(["server"]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'warplint[server]'" in err and "Traceback" not in err
+    assert "pip install 'pygls>=2,<3'" in err and "Traceback" not in err
 
 
 def test_a_malformed_message_is_logged_in_one_line(tmp_path):

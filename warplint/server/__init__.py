@@ -1,6 +1,6 @@
 """`warplint server`: a Language Server Protocol server over stdio (diagnostics while you type,
 quick fixes, hover with the lanes of a warp primitive).  It needs the `server` extra
-(`pip install 'warplint[server]'`: pygls 2 and lsprotocol); nothing else in warplint imports
+(pygls 2, which brings lsprotocol); nothing else in warplint imports
 this package, so the CLI's other commands never load pygls."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import logging
 import sys
 
 EXIT_ERROR = 2
-MISSING = ("warplint: error: 'warplint server' needs the language server packages "
-           "(pygls 2 and lsprotocol): pip install 'warplint[server]' ({why})")
+MISSING = ("warplint: error: 'warplint server' needs pygls 2 (the 'server' extra of warplint): "
+           "pip install 'pygls>=2,<3' ({why})")
 
 
 def main(argv: list[str]) -> int:
