@@ -111,3 +111,12 @@ def test_no_internal_names_in_fixture_findings():
         for f in lint_file(str(path)).findings:
             for text in [f.message, *f.details, *(s.message for s in f.flow)]:
                 assert not internal.search(text), f"{path.name}:{f.loc.line}: {text}"
+
+
+def test_cuda_conditions_are_quoted_as_written():
+    from warplint.options import Options
+    from warplint.pipeline import lint_text
+    src = ("__global__ void k(int *d, int n)\n{\n    int i = threadIdx.x;\n    int v = d[i];\n"
+           "    if (i + 1 < n && !(v == 3))\n        v = __shfl(v, 0);\n    d[i] = v;\n}\n")
+    f, = lint_text(src, "k.cu", Options(targets=["sm_70"])).findings
+    assert f.details[0] == "executed by the lanes where i + 1 < n and not (v == 3)"

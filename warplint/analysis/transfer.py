@@ -295,9 +295,12 @@ def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
     mods, srcs = ins.mods, ins.srcs
     cmp = next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne")
     signed = any(m.startswith("s") and m[1:].isdigit() for m in mods)
-    text = f"{srcs[0]} {_CMP_TEXT.get(cmp, cmp)} {srcs[1]}"
-    opposite = _OPPOSITE.get(cmp)
-    neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
+    if ins.from_cuda and ins.text:  # the condition as written in the source
+        text, neg_text = ins.text, f"!({ins.text})"
+    else:
+        text = f"{srcs[0]} {_CMP_TEXT.get(cmp, cmp)} {srcs[1]}"
+        opposite = _OPPOSITE.get(cmp)
+        neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
     return ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text)
 
 
