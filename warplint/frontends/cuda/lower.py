@@ -1198,6 +1198,6 @@ def source_text(e) -> str:
     """A condition as the user wrote it (after preprocessing), for messages: `i < n`."""
     from pycparser.c_generator import CGenerator
     try:
-        return CGenerator().visit(e)
+        return CGenerator(reduce_parentheses=True).visit(e)
     except Exception:  # a node the generator cannot print: messages fall back to operands
         return ""
