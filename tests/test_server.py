@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import PYTHON, ROOT, cli_env
+from conftest import ROOT, cli_env
 
 pytest.importorskip("pygls.lsp.client", reason="the server extra (pygls 2) is not installed")
 from lsprotocol import types as lsp  # noqa: E402
@@ -299,32 +297,6 @@ def test_a_work_bound_gives_partial_results_and_requests_are_answered_meanwhile(
     notes = [d for d in diagnostics if d.severity == lsp.DiagnosticSeverity.Information]
     assert any(bounds.BOUND_NOTE.search(": note: " + d.message) for d in notes), notes
     assert any(d.code for d in diagnostics)  # and the findings found within the bound
-
-
-def test_server_without_pygls_says_how_to_install_it(monkeypatch, capsys):
-    from warplint.cli import main
-    monkeypatch.setitem(sys.modules, "pygls", None)  # `import pygls` raises ImportError
-    assert main(["server"]) == 2
-    err = capsys.readouterr().err
-    assert "pip install 'pygls>=2,<3'" in err and "Traceback" not in err
-
-
-def test_a_malformed_message_is_logged_in_one_line(tmp_path):
-    r = subprocess.run([PYTHON, "-m", "warplint", "server"], input=b"Content-Length: 2\r\n\r\n{}",
-                       capture_output=True, env=cli_env(), timeout=60, cwd=tmp_path)
-    err = r.stderr.decode()
-    assert r.returncode == 0  # stdin closed: the server ends
-    assert "warplint server: error:" in err and "Traceback" not in err
-
-
-def test_other_commands_never_import_the_server(tmp_path):
-    (tmp_path / "k.cu").write_text(LEGACY_VOTE)
-    code = ("import sys; from warplint.cli import main; main(['--no-cache', sys.argv[1]]); main(['rules']); "
-            "bad = [m for m in ('pygls', 'lsprotocol', 'warplint.server') if m in sys.modules]; "
-            "sys.exit(f'imported: {bad}' if bad else 0)")
-    r = subprocess.run([PYTHON, "-c", code, str(tmp_path / "k.cu")], capture_output=True, text=True,
-                       env=cli_env(), timeout=60)
-    assert r.returncode == 0, r.stderr[-2000:]
 
 
 def wait_for(predicate, timeout: float = 10) -> bool:
