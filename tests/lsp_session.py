@@ -37,7 +37,7 @@ class Session:
             self.arrived.setdefault(params.uri, []).append(time.perf_counter())
             self.published.setdefault(params.uri, []).append(params)
 
-        await client.start_io(sys.executable, *(os.environ.get("H7_SERVER", "-m warplint server").split()), cwd=cwd, env=env)
+        await client.start_io(sys.executable, "-m", "warplint", "server", cwd=cwd, env=env)
         return client
 
     def run(self, coro, timeout: float = 60):
