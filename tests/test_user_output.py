@@ -271,3 +271,14 @@ def test_readme_install_and_ci_instructions_can_work():
     assert "pip install git+https://github.com/warplint/warplint" in readme
     revs = re.findall(r"^\s*rev: (\S+)", readme, re.M)
     assert revs and all(re.fullmatch(r"[0-9a-f]{40}", r) for r in revs)  # a commit: no tag exists yet
+
+
+def test_fixture_ptx_names_its_sources_relative_to_the_repository():
+    """A `.file` with the build machine's absolute path maps nowhere in another checkout (and gave
+    absolute SARIF URIs); the mask fixtures name their sources relative to the repository root."""
+    import re
+    from pathlib import Path
+    from conftest import ROOT
+    for ptx in Path(ROOT, "fixtures").rglob("*.ptx"):
+        for name in re.findall(r'^\s*\.file\s+\d+\s+"([^"]*)"', ptx.read_text(encoding="utf-8"), re.M):
+            assert not (os.path.isabs(name) and "/fixtures/" in name), f"{ptx.name}: {name}"
