@@ -129,3 +129,17 @@ EXPORT_API REAL host_twice(REAL v) { return 2 * v; }
     assert "'STATIC_FN' is defined nowhere warplint read" in err and "taken as __device__ (the function's body" in err
     assert "REAL" not in err and "EXPORT_API" not in err  # a type name; host code with no device code
     assert "warp code: 1 of 1 function analysed" in err
+
+
+def test_group_creation_counts_when_its_function_runs(run_cli, project):
+    project.write("k.cu", """\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ float tile_sum(float v) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  return v + __shfl_xor_sync(0xffffffff, v, 1);
+}
+__global__ void k(float *d) { d[threadIdx.x] = tile_sum(d[threadIdx.x]); }
+""")
+    status, _, err = run_cli("k.cu")
+    assert status == 0 and "warp code: 1 of 1 function analysed" in err and "not analysed" not in err

@@ -67,6 +67,8 @@ def file_coverage(variants, diagnostics: list[Diagnostic]) -> tuple[Coverage, li
         n = sum(1 for fa in variants[0][1] if fa.warp_ops or fa.barriers)
         return Coverage(n, n), []
     shown = set().union(*(shown_lines(a) for _, a in variants))
+    listed = {name for _, a in variants for fa in a for name in _names_of(fa.function)}
+    code = set().union(*(_code_lines(a) for _, a in variants))
     functions = {}
     for module, _ in variants:
         for wf in module.warp_code:
@@ -76,13 +78,30 @@ def file_coverage(variants, diagnostics: list[Diagnostic]) -> tuple[Coverage, li
     notes = []
     for wf in functions.values():
         cov.total += 1
-        missing = [p for p in wf.primitives
-                   if not any((wf.loc.path, ln) in shown for ln in range(p.line, p.end_line + 1))]
+        runs = wf.name in listed or any((wf.loc.path, ln) in code for ln in range(wf.loc.line, wf.end_line + 1))
+        missing = [p for p in wf.primitives if not (p.creates_group and runs) and
+                   not any((wf.loc.path, ln) in shown for ln in range(p.line, p.end_line + 1))]
         if not missing:
             cov.analysed += 1
         elif not any(_names(d, wf) for d in diagnostics + notes):
             notes.append(Diagnostic(wf.loc, "note", _unexplained(wf, missing[0])))
     return cov, notes
+
+
+def _code_lines(analyses) -> set[tuple[str, int]]:
+    """(path, line) of every instruction analysed (inlined callees included)."""
+    return {(item.loc.path, item.loc.line) for fa in analyses for item in fa.function.body
+            if getattr(item, "loc", None) is not None}
+
+
+def _names_of(fn) -> set[str]:
+    """The names an analysed function goes by: its name, its source name, the last part of a
+    qualified one (`ns::f`, or `ns__f` as the C++ layer flattens it)."""
+    names = {fn.name, fn.display_name}
+    for n in list(names):
+        names.add(n.split("::")[-1].split("<")[0])
+        names.add(n.split("__")[-1] if n and not n.startswith("__") else n)
+    return names
 
 
 def _names(d: Diagnostic, wf) -> bool:
@@ -91,6 +110,9 @@ def _names(d: Diagnostic, wf) -> bool:
 
 
 def _unexplained(wf, first) -> str:
+    if first.creates_group:
+        return (f"function '{wf.name}' not analysed (code warplint does not read as written); lint it with "
+                "--via-nvcc, or define the macros it relies on (configuration `macros`, -D)")
     what = f"'{first.name}'" if first.name != "asm" else "inline PTX"
     undefined = [t.text for t in wf.specifiers if t.kind == "id" and _MACRO_LIKE.fullmatch(t.text)]
     if undefined:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ...ir import Loc
 from .lexer import Tok
 
-# calls that are warp primitives or barriers (creating a group is no instruction: not here)
+# calls that are warp primitives or barriers
 PRIMITIVES = frozenset(
     ["__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
      "__shfl_xor_sync", "__ballot", "__all", "__any", "__uni", "__ballot_sync", "__all_sync", "__any_sync",
@@ -19,6 +19,8 @@ PRIMITIVES = frozenset(
      "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__barrier_sync"]
     + [f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")])
 CG_FREE = frozenset(["reduce", "inclusive_scan", "exclusive_scan", "sync"])  # cg::NAME(
+# creating a group: no instruction of its own, so it counts as analysed when its function is
+GROUP_CREATION = frozenset(["tiled_partition", "coalesced_threads", "labeled_partition", "binary_partition"])
 CG_METHODS = frozenset(["shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any",
                         "match_all", "sync"])  # group.NAME( in files that use cooperative groups
 CG_NAMESPACES = frozenset(["cg", "cooperative_groups"])
@@ -36,6 +38,7 @@ class Primitive:
     name: str
     line: int
     end_line: int  # the last line of an inline asm statement
+    creates_group: bool = False  # tiled_partition(...) and the like (GROUP_CREATION)
 
 
 @dataclass
@@ -174,6 +177,8 @@ def _primitives(toks, a: int, b: int, cg: bool) -> list[Primitive]:
         nxt = toks[k + 1].text
         if t.text in PRIMITIVES and nxt in ("(", "<"):
             out.append(Primitive(t.text, t.line, t.line))
+        elif t.text in GROUP_CREATION and nxt in ("(", "<"):
+            out.append(Primitive(t.text, t.line, t.line, creates_group=True))
         elif t.text in CG_FREE and nxt in ("(", "<") and k >= 2 and toks[k - 1].text == "::" \
                 and toks[k - 2].text in CG_NAMESPACES:
             out.append(Primitive(f"{toks[k - 2].text}::{t.text}", t.line, t.line))
