@@ -677,3 +677,12 @@ __global__ void k(int *a) { int v; get(v, 1); a[0] = v; a[1] = put(a[2]); }""")
     assert fn(m, "get").ret_params == ["x"] and fn(m, "put").ret_params == ["x", "$ret"]
     calls = instrs(fn(m, "k"), "call")
     assert [len(c.dests) for c in calls] == [1, 2]
+
+
+@pytest.mark.parametrize("body, construct", [
+    ("float a[2] = {1, 2}; for (float x : a) d[0] += x;", "range-for"),
+    ("auto [x, y] = make(); d[0] = x;", "a structured binding"),
+])
+def test_a_construct_the_cxx_layer_leaves_is_named_in_the_note(body, construct):
+    m = parse("__global__ void k(float *d) { " + body + " __syncwarp(); }")
+    assert not m.functions and f"({construct} is not supported: --via-nvcc analyses it)" in m.diagnostics[0].message

@@ -86,11 +86,45 @@ class Source:
 class Facts:
     """What the lowering needs to know of the C++ it no longer sees."""
 
-    def __init__(self, ref_params=None, display=None, notes=None, values=None):
+    def __init__(self, ref_params=None, display=None, notes=None, values=None, tree=None, src=None):
         self.ref_params: dict[str, tuple[int, ...]] = ref_params or {}  # function -> reference parameters
         self.display: dict[str, str] = display or {}  # mangled name -> `a::b`
         self.notes: list[tuple[Tok, str]] = notes or []
         self.values: set[str] = values or set()  # template value parameters: never type names
+        self.tree, self.src = tree, src
+        self.at: dict | None = None  # (path, line, col) -> byte offset, built on the first question
+
+    def construct(self, tok: Tok) -> str | None:
+        """The C++ construct this layer does not map around the token (the C it left fails to
+        parse there), in words; None when there is none."""
+        if self.tree is None:
+            return None
+        if self.at is None:
+            self.at = {}
+            for t, start in zip(self.src.toks, self.src.starts):
+                self.at.setdefault((t.path, t.line, t.col), start)
+        b = self.at.get((tok.path, tok.line, tok.col))
+        n = self.tree.root_node.descendant_for_byte_range(b, b) if b is not None else None
+        statement = None
+        while n is not None:
+            if n.type in UNSUPPORTED:
+                return UNSUPPORTED[n.type]
+            if statement is None and (n.type.endswith("statement") or n.type == "declaration"):
+                statement = n
+            n = n.parent
+        inside = _nodes(statement, tuple(UNSUPPORTED)) if statement is not None else []
+        return UNSUPPORTED[inside[0].type] if inside else None  # in the statement of the error
+
+
+UNSUPPORTED = {  # C++ this layer leaves as it is, in the words of a note
+    "for_range_loop": "range-for", "lambda_expression": "a lambda not named by a local",
+    "structured_binding_declarator": "a structured binding", "throw_statement": "throw",
+    "try_statement": "try/catch", "new_expression": "new", "delete_expression": "delete",
+    "fold_expression": "a fold expression", "decltype": "decltype", "static_assert_declaration": "static_assert",
+    "operator_cast": "a conversion operator", "template_function": "a template-id", "template_type": "a template-id",
+    "template_method": "a template-id", "user_defined_literal": "a user-defined literal",
+    "variadic_parameter_declaration": "a parameter pack", "parameter_pack_expansion": "a parameter pack",
+}
 
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
@@ -107,7 +141,7 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     except RecursionError:
         return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
     layer.typenames -= layer.values
-    return out, Facts(layer.ref_params, layer.display, layer.notes, layer.values)
+    return out, Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
 
 
 def _walk(root):

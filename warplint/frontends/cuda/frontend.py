@@ -371,7 +371,9 @@ def _parse_chunk(parser, chunk, rw, quote):
             if not 0 <= idx < len(toks):
                 return None, "cannot parse (unexpected end)", tried
             tok = toks[idx]
-            err = f"cannot parse {quote(tok)} (unsupported C++ or syntax error)"
+            construct = rw.facts.construct(tok)
+            err = f"cannot parse {quote(tok)} (" + (f"{construct} is not supported: --via-nvcc analyses it"
+                                                    if construct else "unsupported C++ or syntax error") + ")"
             # an unknown type name right before the error position?
             fixed = False
             for j in (idx - 1, idx):
