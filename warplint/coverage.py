@@ -113,7 +113,9 @@ def _unexplained(wf, first) -> str:
     if first.creates_group:
         return (f"function '{wf.name}' not analysed (code warplint does not read as written); lint it with "
                 "--via-nvcc, or define the macros it relies on (configuration `macros`, -D)")
-    what = f"'{first.name}'" if first.name != "asm" else "inline PTX"
+    what = ("inline PTX" if first.name == "asm" else
+            f"cooperative-groups call '{first.name}()' (on a group warplint does not model here)"
+            if first.name.startswith(".") else f"'{first.name}'")
     undefined = [t.text for t in wf.specifiers if t.kind == "id" and _MACRO_LIKE.fullmatch(t.text)]
     if undefined:
         m = undefined[0]
