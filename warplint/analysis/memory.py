@@ -68,9 +68,11 @@ def _private(off: tuple, size: int) -> bool:
     return hit
 
 
-def _conflict(a: MemAccess, b: MemAccess, lits):
+def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False):
     """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
     if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
+        return None
+    if caller_pointers and _maybe_per_thread(a) and _maybe_per_thread(b):
         return None
     if a.space != b.space and "generic" not in (a.space, b.space):
         return None
@@ -97,6 +99,23 @@ def _conflict(a: MemAccess, b: MemAccess, lits):
     return None
 
 
+def _maybe_per_thread(acc: MemAccess) -> bool:
+    """In a device function analysed on its own, a generic pointer comes from its caller and
+    may point to the caller's per-thread variables (`f(&x)`, `float v[4]; f(v)`).  The analysis
+    takes it as the same in every lane, so an access at one address in every lane is no
+    evidence of memory the lanes share; indexing it by lane (`p[lane]`) is."""
+    return acc.space == "generic" and acc.addr.uniform
+
+
+def _judges_caller_pointers(fa: FunctionAnalysis) -> bool:
+    """Apply `_maybe_per_thread` in a device function analysed on its own, in the analysis with
+    number arguments that differ per lane (`any_arguments`, or the only one when it has no
+    number parameter): there `p[i]` with a lane index is lane-varying and stays a finding, while
+    with the same argument in every lane it would look like one address (a finding must hold
+    in both, see pipeline.check)."""
+    return not fa.function.is_kernel and getattr(fa, "any_arguments", None) is None
+
+
 def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:
     """Do lanes arrive at `b` from different paths (a lane-divergent branch)?  Then the
     accesses on the sibling paths ran concurrently (sm_70+ interleaves the two sides)."""
@@ -114,7 +133,7 @@ def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:
     return False
 
 
-def _sibling_hazards(incoming: list[tuple], hazards: dict, lits) -> None:
+def _sibling_hazards(incoming: list[tuple], hazards: dict, lits, caller_pointers: bool) -> None:
     """Accesses on different incoming paths: `a` on a path that `c` is not on, and the other
     way round.  Each access is visited once with the set of paths it is on (linear in the
     accesses, not in the pairs of paths)."""
@@ -139,9 +158,9 @@ def _sibling_hazards(incoming: list[tuple], hazards: dict, lits) -> None:
             if key in hazards:
                 continue
             if x.store and y.load:
-                kind, hit = "RAW", _conflict(x, y, lits)
+                kind, hit = "RAW", _conflict(x, y, lits, caller_pointers)
             elif x.load and y.store:
-                kind, hit = "WAR", _conflict(y, x, lits)
+                kind, hit = "WAR", _conflict(y, x, lits, caller_pointers)
             else:
                 continue
             if hit:
@@ -167,6 +186,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     order = cfg.rpo()
     out_state: dict[int, tuple] = {}
     hazards: dict[tuple[int, int], Hazard] = {}
+    caller_pointers = _judges_caller_pointers(fa)
     for _ in range(MAX_PASSES):
         changed = False
         for b in order:
@@ -176,7 +196,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                 for acc in state:
                     pending[id(acc.instr)] = acc
             if len(incoming) > 1 and _divergent_merge(fa, b):
-                _sibling_hazards(incoming, hazards, fa.lits)
+                _sibling_hazards(incoming, hazards, fa.lits, caller_pointers)
             for ins in cfg.blocks[b].instrs:
                 if _is_sync(ins) and ins.guard is None:
                     pending.clear()
@@ -189,9 +209,9 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                     if key in hazards:
                         continue
                     if prev.store and acc.load:
-                        kind, c = "RAW", _conflict(prev, acc, fa.lits)
+                        kind, c = "RAW", _conflict(prev, acc, fa.lits, caller_pointers)
                     elif prev.load and acc.store:
-                        kind, c = "WAR", _conflict(acc, prev, fa.lits)
+                        kind, c = "WAR", _conflict(acc, prev, fa.lits, caller_pointers)
                     else:
                         continue
                     if c:

@@ -68,7 +68,8 @@ def type_from_names(names, typedefs) -> T:
 
 
 def _has_effects(node) -> bool:
-    """Does evaluating `node` call a function or assign (so it must not run for every lane)?"""
+    """Does evaluating `node` call a function, assign or read memory (so it must not run for
+    every lane: `tid == 0 && *flag` reads *flag in lane 0 only)?"""
     from pycparser import c_ast as A
     stack = [node]
     n = 0
@@ -79,7 +80,9 @@ def _has_effects(node) -> bool:
             return True
         if isinstance(x, (A.FuncCall, A.Assignment)):
             return True
-        if isinstance(x, A.UnaryOp) and x.op in ("++", "--", "p++", "p--"):
+        if isinstance(x, A.UnaryOp) and x.op in ("++", "--", "p++", "p--", "*"):
+            return True
+        if isinstance(x, A.ArrayRef) or (isinstance(x, A.StructRef) and x.type == "->"):
             return True
         stack.extend(c for _, c in x.children())
     return False
@@ -849,7 +852,7 @@ class Lowerer:
             else:
                 sub_v, st = self.rvalue(e.subscript)
             elem = bt.elem or OPAQUE
-            a = self.offset(base, sub_v, st, elem.size, loc)
+            a = self.offset(base, sub_v, st, elem, loc)
             return Place("mem", a, elem, bt.space, bt.vol or elem.vol)
         if isinstance(e, A.UnaryOp) and e.op == "*":
             base, bt = self.rvalue(e.expr)
@@ -885,14 +888,21 @@ class Lowerer:
         v, t = self.rvalue(e)
         return Place("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None, False)
 
+    def local_address(self, info, loc):
+        """`&x` of a register variable: a location of the thread's own (state space local), so
+        the same name is a different address in every lane."""
+        name = "&" + info.where
+        self.module.state_spaces[name] = "local"
+        d = self.temp("$a")
+        self.emit("mov.u64", (d,), (Sym(name),), loc)
+        return d
+
     def address_of_pointer(self, e):
         from pycparser import c_ast as A
         if isinstance(e, A.UnaryOp) and e.op == "&":
             info = self.address(e.expr)
             if info.kind == "reg":
-                d = self.temp("$a")
-                self.emit("mov.u64", (d,), (Sym(info.where),), self.loc(e))
-                return Place("mem", d, info.type, "local", False)
+                return Place("mem", self.local_address(info, self.loc(e)), info.type, "local", False)
             return info
         v, t = self.rvalue(e)
         return Place("mem", v, t.elem if t.is_ptr and t.elem is not None else OPAQUE, t.space if t.is_ptr else None,
@@ -922,9 +932,15 @@ class Lowerer:
             return "xyzw".index(name) * ft.size, ft
         return 0, ft
 
-    def offset(self, base, idx, it, size, loc):
+    def offset(self, base, idx, it, elem, loc):
+        """`base + idx * sizeof(elem)`.  A row whose length is a macro the file does not define
+        (`float s[32][TILE]`) has an unknown size, the same in every thread: so are the
+        offsets it scales (an assumed length would place rows at made-up addresses)."""
+        size = elem.size
+        if elem.kind == Kind.ARRAY and None in elem.dims:
+            size = Sym(f"sizeof{elem.dims}")  # no state space: an unknown uniform value
         o = self.temp("$o")
-        if isinstance(idx, Imm) and isinstance(idx.value, int):
+        if isinstance(idx, Imm) and isinstance(idx.value, int) and isinstance(size, int):
             a = self.temp("$a")
             self.emit("add.s64", (a,), (base, Imm(idx.value * size)), loc)
             return a
@@ -1025,7 +1041,7 @@ class Lowerer:
                 n = self.temp()
                 self.emit(f"neg.{bt.arith}", (n,), (b,), loc)
                 b = n
-            r = self.offset(a, b, bt, elem.size, loc)
+            r = self.offset(a, b, bt, elem, loc)
             return r, (at if at.kind == Kind.POINTER else T(Kind.POINTER, 64, elem=elem, space=at.space, vol=at.vol))
         if op == "-" and at.is_ptr and bt.is_ptr:
             d = self.temp()
@@ -1084,9 +1100,7 @@ class Lowerer:
             x = e.expr
             info = self.address(x)
             if info.kind == "reg":
-                d = self.temp("$a")
-                self.emit("mov.u64", (d,), (Sym(info.where),), loc)
-                return d, T(Kind.POINTER, 64, elem=info.type, space="local")
+                return self.local_address(info, loc), T(Kind.POINTER, 64, elem=info.type, space="local")
             return info.where, T(Kind.POINTER, 64, elem=info.type, space=info.space, vol=info.vol)
         if op == "*":
             return self.load(self.address(e), loc)
