@@ -654,6 +654,7 @@ def desugared(src: str) -> str:
     ("void k(int n) { int s = 0; auto f = [&](int x) { s += x; }; f(n); }",
      "__device__ void k__lambda_1 ( int x , int _Alignas ( 7020 ) s ) { s += x ; } void k ( int n ) { int s = 0 ; ; "
      "k__lambda_1 ( n , s ) ; }"),
+    ("static_assert(sizeof(int) == 4, \"int\"); void k() { static_assert(1, \"one\"); }", "void k ( ) { }"),
 ])
 def test_cxx_layer_desugars_to_c_with_the_same_meaning(src, want):
     assert desugared(src) == want

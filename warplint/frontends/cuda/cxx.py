@@ -3,20 +3,34 @@
 The preprocessed tokens are parsed with tree-sitter (grammar `tree-sitter-cuda`); each construct
 this layer knows is replaced by C with the same meaning for the analysis, as token edits that keep
 every token's original location (new tokens take the location of the token they stand for).
-What the tree does not show with certainty (a subtree with a parse error) is left as it was.
+What the tree does not show with certainty (a subtree with a parse error) is left as it was; a
+construct left that the C parser then rejects is named in the function's note (`Facts.construct`).
 
   functional cast       `T(x)`, `idx_t(e)`        -> `(T)(x)`; `T()` -> `(T)0`
   direct initialisation `T x(a)`, `T x{a}`         -> `T x = a`, `T x = {a}`; several values:
                                                       `T x = __ctor(a, b)` (an opaque constructor)
+  braced values         `return {a, b};`, `v = {a}` -> compound literals `(T){a, b}`
   alternative tokens    `and`, `or`, `not`, ...    -> `&&`, `||`, `!`, ...
-  reference parameters  `int &x` (not const)       -> `_Alignas(7020) int x`: the lowering passes it
+  reference parameters  `int &x` (not const)       -> `int _Alignas(7020) x`: the lowering passes it
                                                       in and copies it back out at each call
   references as locals  `T &r = v;`                -> every later `r` reads `v` (an alias)
                         `T &r = a[i];`             -> `T *r = &(a[i]);` and `r` -> `(*r)`
   const references      `const T &x`               -> `const T x` (a value: it is never written)
   qualified names       `detail::lane_id`          -> `detail__lane_id`, also for a function
                                                       defined in `namespace detail` and called
-                                                      from inside it without the qualifier
+                                                      from inside it without the qualifier;
+                                                      `cg::x` with `namespace cg = cooperative_groups`
+                                                      -> `cooperative_groups::x`
+  templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
+                                                      name declared nowhere (a uniform unknown)
+  class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
+                        a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
+                        `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
+                        constructors' initialiser lists as assignments; `S::g` of a static member
+  named lambdas         `auto f = [&](int x) {...};` -> a function before the enclosing one, the
+                        captured variables its last parameters (by reference: copied in and out)
+  cooperative groups    `tiled_partition<kTile>(g)` -> `tiled_partition(g, kTile)`
+  static_assert         removed (no run-time meaning)
 """
 from __future__ import annotations
 
@@ -159,7 +173,7 @@ _NAMING = ("namespace_alias_definition", "type_definition", "alias_declaration",
            "optional_parameter_declaration")
 _TARGETS = ("call_expression", "init_declarator", "declaration", "reference_declarator", "qualified_identifier",
             "function_declarator", "template_declaration", "abstract_reference_declarator", "return_statement",
-            "assignment_expression")
+            "assignment_expression", "static_assert_declaration")
 _QUERIES: dict[tuple, object] = {}
 
 
@@ -408,6 +422,8 @@ class _Layer:
             return True
         if t in ("return_statement", "assignment_expression"):
             return self._braced_value(n) is not None
+        if t == "static_assert_declaration":
+            return True
         if t == "identifier":
             return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None
         return False
@@ -660,6 +676,9 @@ class _Layer:
             return None
         _, b = self.src.span(params)
         return self.render(b, self.src.span(n)[1])
+
+    def r_static_assert_declaration(self, n):
+        return []
 
     def r_abstract_reference_declarator(self, n):
         """`reinterpret_cast<const T &>(x)` -> a cast to `const T`: the value it reads."""
