@@ -30,7 +30,8 @@ from .findings import SEVERITIES, Edit, Finding, Fix, Step
 from .ir import Diagnostic, Loc
 
 _OPTION_FIELDS = ("targets", "select", "ignore", "report_possible", "possible_severity", "defines",
-                  "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations", "extensions")
+                  "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations", "extensions",
+                  "nvcc", "nvcc_auto", "nvcc_flags", "library_findings")
 FORMAT = 3  # of the entries; bump when it changes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_DEP_BYTES = 64 * 1024 * 1024
@@ -116,6 +117,12 @@ def note_read(path: str, data: bytes) -> None:
     """A front end read `data` from `path`."""
     if _deps is not None:
         _deps[path] = _content(path, data)
+
+
+def note_unrepeatable() -> None:
+    """The result depends on something a later run cannot check (a compile's time limit)."""
+    if _deps is not None:
+        _deps["\0unrepeatable"] = "never the same"  # observe() says 'absent': never a hit
 
 
 def _still(path: str, state: str) -> bool:

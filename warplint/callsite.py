@@ -46,7 +46,7 @@ def add_library_frames(findings: list, module) -> None:
     names = function_names(module.text)
     for f in findings:
         frames = inside.get((f.loc.path, f.loc.line, f.loc.col))
-        if frames is None:
+        if frames is None or any(s.loc == frames[0][0] for s in f.flow):  # none, or added already
             continue
         steps = []
         for n, (loc, label) in enumerate(reversed(frames)):  # outermost library frame first

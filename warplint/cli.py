@@ -69,7 +69,21 @@ def _parser():
     cu = p.add_argument_group("CUDA-C")
     cu.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     cu.add_argument("-I", dest="include_paths", action="append", default=[], metavar="DIR")
-    cu.add_argument("--via-nvcc", action="store_true", help="compile .cu files with nvcc and lint the PTX")
+    cu.add_argument("--via-nvcc", action="store_true",
+                    help="compile .cu files with nvcc (once per target) and lint the PTX; --via-nvcc=auto: "
+                         "only files whose warp code the direct route could not analyse")
+    cu.add_argument("--via-nvcc-auto", action="store_true", help=argparse.SUPPRESS)  # what --via-nvcc=auto becomes
+    db = cu.add_mutually_exclusive_group()
+    db.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
+                    help="read BUILD_DIR/compile_commands.json: include paths, defines, -std and targets per file")
+    db.add_argument("--compile-commands", metavar="FILE", help="the compile database to read (as -p)")
+    cu.add_argument("--nvcc", metavar="PROGRAM", help="the nvcc to run (default: nvcc on PATH; never taken "
+                                                      "from a compile database)")
+    cu.add_argument("--nvcc-timeout", type=float, metavar="SECONDS",
+                    help="time limit per compilation (default: 120; 0: none); past it the file is not analysed")
+    cu.add_argument("--library-findings", choices=("drop", "keep"),
+                    help="findings in compiled code with no line in the linted tree: drop with a note "
+                         "(default) or report them in the library")
     cu.add_argument("--ptx-locations", choices=("source", "ptx"), default="source",
                     help="report PTX findings at the source line named by .loc (default) or at the PTX line")
     cu.add_argument("--block-dim", metavar="X[,Y[,Z]]", help="block dimensions (default: blockDim.x a multiple of 32)")
@@ -191,7 +205,7 @@ def _build_options(args, cfg):
             raise UsageError(f"-D {d!r}: expected NAME or NAME=VALUE")
         o.defines[name] = value if _ else "1"
     o.include_paths = list(args.include_paths) + list(cfg.include_paths)
-    o.via_nvcc = args.via_nvcc
+    _nvcc_options(o, args)
     o.map_ptx_locations = args.ptx_locations == "source"
     if args.block_dim:
         try:
@@ -210,7 +224,36 @@ def _build_options(args, cfg):
     return o
 
 
+def _nvcc_options(o, args) -> None:
+    """The compiler route and the compile database (issue 16)."""
+    from .errors import UsageError
+    o.nvcc_auto = args.via_nvcc_auto
+    o.via_nvcc = args.via_nvcc and not o.nvcc_auto
+    o.nvcc = args.nvcc or o.nvcc
+    if args.nvcc_timeout is not None:
+        if not args.nvcc_timeout >= 0:
+            raise UsageError("--nvcc-timeout must be a number of seconds (0: no limit)")
+        o.nvcc_timeout = args.nvcc_timeout
+    o.library_findings = args.library_findings or o.library_findings
+    if args.build_dir or args.compile_commands:
+        from . import compdb
+        o.compdb = compdb.load(compdb.find(args.build_dir, args.compile_commands))
+
+
+def _compile_settings(options, settings, n_files: int) -> None:
+    """Compilations share the jobs: one file's targets compile at once when the files do not
+    fill them; a file's time limit covers one compilation per target on top of the analysis."""
+    options.nvcc_jobs = max(1, settings.jobs // max(1, n_files))
+    if settings.timeout is not None:
+        db = options.compdb
+        n_targets = max([len(options.targets or [])] + [len(f.targets) for f in (db.entries.values() if db else [])])
+        limit = options.nvcc_timeout
+        settings.timeout = settings.timeout + limit * max(1, n_targets) if limit else None
+
+
 def _run(argv: list[str]) -> int:
+    if "--via-nvcc=auto" in argv[:argv.index("--") if "--" in argv else len(argv)]:
+        argv = ["--via-nvcc-auto" if a == "--via-nvcc=auto" else a for a in argv]
     if argv and argv[0] == "rules":
         return cmd_rules(argv[1:])
     if argv and argv[0] == "server":  # the language server (the `server` extra)
@@ -252,6 +295,10 @@ def _lint_group(args, cfg, files, diagnostics, tool_notes, stdin_text):
         fail_on=args.fail_on or cfg.fail_on or "warning",
         srcroot=os.path.abspath(args.srcroot) if args.srcroot else os.getcwd(),
         per_path_ignores=cfg.per_path_ignores, root=cfg.root, report_unused=args.report_unused_suppressions)
+    if options.via_nvcc or options.nvcc_auto:
+        _compile_settings(options, settings, len(files))
+    if options.compdb is not None:
+        tool_notes = tool_notes + options.compdb.notes()
     if args.baseline:
         from .baseline import load as load_baseline
         settings.baseline_keys = load_baseline(args.baseline)

@@ -6,6 +6,7 @@ from .ir import Loc
 
 class InputError(Exception):
     """The input cannot be analysed; `loc` says where."""
+    severity = "error"  # of its diagnostic; "note" for a limit the user chose (a compile's time limit)
 
     def __init__(self, loc: Loc, message: str):
         super().__init__(f"{loc}: error: {message}")

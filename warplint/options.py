@@ -17,6 +17,12 @@ class Options:
     include_paths: list[str] = field(default_factory=list)  # CUDA-C -I
     via_nvcc: bool = False
     nvcc: str = "nvcc"
+    nvcc_auto: bool = False  # `--via-nvcc=auto`: compile only files the direct route could not analyse
+    nvcc_flags: list[str] = field(default_factory=list)  # from the compile database (compdb.py)
+    nvcc_timeout: float = 120.0  # seconds per compilation
+    nvcc_jobs: int = 1  # compilations of one file (one per target) run at once
+    library_findings: str = "drop"  # compiled code with no frame in the linted tree: "drop" | "keep"
+    compdb: object = None  # compdb.CompileDatabase: per-file flags
     block_dim: tuple[int, int, int] | None = None  # None: 1-D, blockDim.x a multiple of 32
     work_bound: int = 200_000  # analysis steps per function before giving up with a note
     map_ptx_locations: bool = True  # report PTX findings at the .loc source line when present

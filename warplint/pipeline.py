@@ -100,9 +100,6 @@ def parse_text(text: str, path: str, options: Options) -> Module:
     if lang is None:
         return Module(path, "cuda", text=text)
     if lang == "cuda":
-        if options.via_nvcc:
-            from .via_nvcc import compile_to_ptx_module
-            return compile_to_ptx_module(path, options)
         from .frontends.cuda import parse_cuda
         return parse_cuda(text, path, options)
     from .frontends.ptx import parse_ptx
@@ -115,21 +112,10 @@ def parse_text(text: str, path: str, options: Options) -> Module:
 def _unmapped_missing_sources(module: Module) -> None:
     """A `.loc` naming a source file that is not a regular file in the linted tree (PTX built
     elsewhere, or pointing outside the tree) must not send reports, suppressions or `--fix`
-    there: those instructions are reported at their PTX line."""
-    from . import cache
-    tree = linted_tree(module.path)
-    usable: dict[str, bool] = {}
-    for fn in module.functions:
-        for item in fn.body:
-            raw = getattr(item, "raw_loc", None)
-            if raw is None or item.loc is None or item.loc.path == module.path:
-                continue
-            path = item.loc.path
-            if path not in usable:
-                cache.note_probe(path)  # the result cache keys on what stands there
-                usable[path] = within(path, [tree]) and os.path.isfile(path)
-            if not usable[path]:
-                item.loc, item.raw_loc = raw, None
+    there: code inlined from outside goes to its call site in the tree, the rest is reported at
+    its PTX line (callsite.py)."""
+    from .callsite import place_in_tree, usable_in_tree
+    place_in_tree(module, usable_in_tree(linted_tree(module.path)))
 
 
 def resolve_targets(module: Module, options: Options) -> list[Target]:
@@ -252,6 +238,9 @@ def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:
 def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
     """parse, analyse, [format masks], check, analysis notes: one file's result."""
     options = options or Options()
+    if options.nvcc_auto:
+        from .via_nvcc import lint_auto
+        return lint_auto(text, path, options)
     result = FileResult(path, text=text)
     try:
         variants = [(m, analyse(m, options), targets) for m, targets in parse_variants(text, path, options)]
@@ -259,6 +248,13 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
         result.module, result.analyses = module, analyses
         masks = _variant_masks(variants) if options.show_masks else None  # before the checks' notes
         result.findings = _merge_variants([check(m, a, targets, options) for m, a, targets in variants])
+        for m, _, _ in variants:
+            if m.language == "ptx":  # code inlined from a library: its frames as steps (callsite.py)
+                from .callsite import add_library_frames
+                add_library_frames(result.findings, m)
+        if options.via_nvcc:
+            from .via_nvcc import drop_library_only
+            result.findings = drop_library_only(result.findings, path, options, result.diagnostics)
         for m, a, _ in variants:
             result.diagnostics.extend(d for d in m.diagnostics + analysis_notes(m, a) if not _known(d, result))
         result.coverage, notes = file_coverage([(m, a) for m, a, _ in variants], result.diagnostics)
@@ -266,7 +262,7 @@ def lint_text(text: str, path: str, options: Options | None = None) -> FileResul
         if not result.failed:
             result.masks = masks
     except InputError as e:
-        result.diagnostics.append(Diagnostic(e.loc, "error", e.message))
+        result.diagnostics.append(Diagnostic(e.loc, e.severity, e.message))
     except RecursionError:
         result.diagnostics.append(Diagnostic(Loc(path, 1, 1), "error", "input nested too deeply to analyse"))
     if result.failed:
@@ -283,6 +279,9 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
     if language(path, text, options.extensions) != "cuda":
         module = parse_text(text, path, options)
         return [(module, resolve_targets(module, options))]
+    if options.via_nvcc:  # one compilation per target
+        from .via_nvcc import compile_targets
+        return [(module, [Target.parse(t)]) for t, module in compile_targets(path, options)]
     from dataclasses import replace
     from .frontends.cuda.frontend import arch_of
     from .frontends.cuda.preprocess import arch_trace, cuda_defines
@@ -338,6 +337,9 @@ def _format_masks(analyses: list) -> str:
 def lint_file(path: str, options: Options | None = None) -> FileResult:
     """read_source, then lint_text or the result cache."""
     options = options or Options()
+    if options.compdb is not None:
+        from .compdb import options_for
+        options = options_for(path, options)
     try:
         text, notes = read_source(path)
     except InputError as e:
@@ -349,7 +351,7 @@ def lint_file(path: str, options: Options | None = None) -> FileResult:
 
 def _lint_source(text: str, path: str, options: Options) -> FileResult:
     """lint_text, or the result cache."""
-    if not options.use_cache or options.via_nvcc:  # nvcc reads what it likes: never cached
+    if not options.use_cache:  # (nvcc notes the files it read, from its -MD output)
         return lint_text(text, path, options)
     from . import cache
     k = cache.key(text.encode("utf-8"), options)
