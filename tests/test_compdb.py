@@ -21,12 +21,12 @@ def test_cmake_entry_gives_includes_defines_std_and_targets(project):
     project.write("src/k.cu", "")
     db = _db(project, [{
         "directory": str(project.root / "build"), "file": "../src/k.cu", "output": "k.o",
-        "command": "/usr/local/cuda/bin/nvcc -DNDEBUG -DWIDTH=16 -I../include -isystem /opt/cub "
+        "command": "/usr/local/cuda/bin/nvcc -DNDEBUG -DWIDTH=16 -I../include -isystem /opt/cub -isystem/opt/x "
                    "-O3 -std=c++17 --expt-relaxed-constexpr "
                    "-gencode arch=compute_70,code=sm_70 -gencode=arch=compute_80,code=[sm_80,compute_80] "
                    "-x cu -c ../src/k.cu -o CMakeFiles/k.dir/k.cu.o"}])
     f = db.flags_for(str(project.root / "src" / "k.cu"))
-    assert f.include_paths == [str(project.root / "include"), "/opt/cub"]
+    assert f.include_paths == [str(project.root / "include"), "/opt/cub", "/opt/x"]
     assert f.defines == {"NDEBUG": "1", "WIDTH": "16"}
     assert f.targets == ["sm_70", "sm_80"]
     assert f.nvcc_flags == ["-O3", "-std=c++17", "--expt-relaxed-constexpr"]

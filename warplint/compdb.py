@@ -47,6 +47,7 @@ _REFUSED_VALUED = {"-o", "--output-file", "-MF", "--dependency-output", "-MT", "
                    "--archive-options", "-Xfatbin", "--fatbin-options", "-l", "--library", "-L",
                    "--library-path", "-Xclang", "--cuda-path", "-B", "-isysroot", "--sysroot",
                    "-MJ", "-imacros", "--dryrun", "-dlink", "--run-args"}
+_ATTACHED = {"-isystem", "-include", "-imacros", "-isysroot"}  # longer options that take a value joined on
 # flags passed on to nvcc as they are (a value, if any, is part of the token: `--fmad=false`)
 _KEPT_FLAGS = re.compile(r"^(?:--?expt-relaxed-constexpr|--?expt-extended-lambda|--?extended-lambda"
                          r"|-rdc=(?:true|false)|--relocatable-device-code=(?:true|false)|-O[0-3s]?"
@@ -208,8 +209,8 @@ def _split_option(arg: str) -> tuple[str | None, str | None]:
             return name, None
         if arg.startswith(name + "="):
             return name, arg[len(name) + 1:]
-        if len(name) == 2 and arg.startswith(name):
-            return name, arg[2:]  # -Idir, -DX=1, -ofile
+        if (len(name) == 2 or name in _ATTACHED) and arg.startswith(name):
+            return name, arg[len(name):]  # -Idir, -DX=1, -ofile, -isystemdir
     return None, None
 
 
