@@ -98,3 +98,11 @@ def test_endless_chain_is_bounded():
             "\tret;\n}\n\t.file 1 \"/x/a.cu\"\n")
     ret = parse_ptx(text, "t.ptx").functions[0].body[-1]
     assert 1 < len(ret.frames) <= 64
+
+
+def test_baseline_at_the_call_site(tmp_path):
+    from warplint.cli import main
+    user, ptx = _project(tmp_path)
+    base = tmp_path / "base.sarif"
+    assert main(["--no-cache", "--target", "sm_60", "--format", "sarif", "-o", str(base), str(ptx)]) == 1
+    assert main(["--no-cache", "--target", "sm_60", "--baseline", str(base), str(ptx)]) == 0
