@@ -7,8 +7,9 @@ snapshots extracted with `git archive`), not the extracted `.corpus/` files alon
 
 Per file: the route taken (direct, compiled, or direct after a failed compile and why), functions
 with warp primitives fully analysed (bench/realworld.py's count), where the warp instructions
-and findings are reported (the linted file, another file of the tree, dropped as library-only)
-and the wall time of the process.  The databases are written under a temporary folder, never in
+(`--show-masks` entries) and findings are reported (the linted file, another file of the tree,
+no frame in the tree: left at a PTX line / dropped as library-only) and the wall time of the
+process.  The databases are written under a temporary folder, never in
 the corpus or the repository.  Prints a Markdown table and the totals.
 """
 from __future__ import annotations
@@ -102,6 +103,7 @@ def measure(repo_dir: str, rel: str, target: str, timeout: float, route: str, sy
         "full": sum(fn.status == "full" for fn in functions),
         "instr_here": sum(os.path.normpath(p) == here for p, _, _ in shown),
         "instr_elsewhere": sum(os.path.normpath(p) != here and not p.endswith(".ptx") for p, _, _ in shown),
+        "instr_library": sum(p.endswith(".ptx") for p, _, _ in shown),  # no frame in the linted tree
         "findings_here": sum(os.path.normpath(f["path"]) == here for f in findings),
         "findings_elsewhere": sum(os.path.normpath(f["path"]) != here for f in findings),
         "findings_dropped": sum(int(m[1]) for m in map(DROPPED.match, messages) if m),
@@ -125,7 +127,7 @@ def main(argv=None) -> int:
                       "--via-nvcc" if a.always else "--via-nvcc=auto", [os.path.abspath(d) for d in a.isystem])
         rows.append(dict(row, file=spec))
         print(json.dumps(rows[-1]), file=sys.stderr)
-    cols = ["file", "route", "functions", "full", "instr_here", "instr_elsewhere", "findings_here",
+    cols = ["file", "route", "functions", "full", "instr_here", "instr_elsewhere", "instr_library", "findings_here",
             "findings_elsewhere", "findings_dropped", "seconds"]
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for r in rows:
