@@ -154,9 +154,11 @@ def test_wl006_judges_what_was_written(tmp_path):
     path.write_text(WL006_CUDA_AND_ASM, encoding="utf-8")
     for run in lint_runs(path):
         got = {(f.loc.line, f.message) for f in run.findings if f.rule_id == "WL006"}
-        assert got == {(1, "shuffle width 24 is not a power of two between 1 and 32"),
+        assert got == {(1, "shuffle width 24 is not a power of two between 1 and 32, so the result of the "
+                           "shuffle is undefined"),
                        (8, "shfl c operand 0x81f: segment mask 0x08 is not ~(W-1) & 0x1f for any "
-                           "power-of-two sub-warp width W")}, f"[{run.target}] {got}"
+                           "power-of-two sub-warp width W, so the lanes the shuffle reads are undefined")}, \
+            f"[{run.target}] {got}"
         assert not any(f.details for f in run.findings if f.rule_id == "WL006"), run.target
 
 

@@ -62,8 +62,8 @@ def test_every_kind_renders_from_its_fields(kind):
      "lane 0 reads shared memory that lane 1 wrote at line 57 with no __syncwarp() in between "
      "(data race on sm_70+)"),
     (ShflClampInvalid(0x1f00, 3, "down", 1, 0x1f, 0),
-     "shfl c operand 0x1f00: clamp value 3 does not fit .down with a segment of width 1 "
-     "(expected 0, i.e. c = 0x1f00)"),
+     "shfl c operand 0x1f00: clamp value 3 does not fit .down with a segment of width 1, so lanes read "
+     "past their segment (expected 0, i.e. c = 0x1f00)"),
     (UnusedSuppression(("*",), 4), "unused suppression: there is no finding on line 4 to suppress"),
     (UnusedSuppression(("WL001", "WL003"), 4),
      "unused suppression: there is no WL001 or WL003 finding on line 4 to suppress"),

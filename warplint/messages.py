@@ -219,7 +219,7 @@ class ShuffleSourceInvalid(Message):
 @dataclass(frozen=True)
 class ShuffleWidthInvalid(Message):
     """WL006: a CUDA width argument."""
-    template = "shuffle width {width} is not a power of two between 1 and 32"
+    template = "shuffle width {width} is not a power of two between 1 and 32, so the result of the shuffle is undefined"
     width: int
 
 
@@ -227,7 +227,7 @@ class ShuffleWidthInvalid(Message):
 class ShflSegmentMaskInvalid(Message):
     """WL006: a PTX c operand whose segment mask encodes no width."""
     template = ("shfl c operand {c:#x}: segment mask {segmask:#04x} is not ~(W-1) & 0x1f for any "
-                "power-of-two sub-warp width W")
+                "power-of-two sub-warp width W, so the lanes the shuffle reads are undefined")
     c: int
     segmask: int
 
@@ -236,7 +236,7 @@ class ShflSegmentMaskInvalid(Message):
 class ShflClampInvalid(Message):
     """WL006: a PTX c operand whose clamp does not fit the mode."""
     template = ("shfl c operand {c:#x}: clamp value {clamp} does not fit .{mode} with a segment of width "
-                "{width} (expected {expected}, i.e. c = {fixed:#x})")
+                "{width}, so lanes read past their segment (expected {expected}, i.e. c = {fixed:#x})")
     c: int
     clamp: int
     mode: str
