@@ -646,6 +646,8 @@ def desugared(src: str) -> str:
      "T f ( T x ) { return reinterpret_cast < const T > ( x ) + N ; }"),
     ("P g() { P p; p = {1, 2}; return {p.a, 3}; }",
      "P g ( ) { P p ; p = ( P ) { 1 , 2 } ; return ( P ) { p . a , 3 } ; }"),
+    ("void g() { x = c ? T{0.f} : float{y}; z = (P){1}; }",
+     "void g ( ) { x = c ? ( T ) { 0.f } : ( float ) { y } ; z = ( P ) { 1 } ; }"),
     ("namespace g = cooperative_groups; void k() { auto t = g::tiled_partition<W>(g::this_thread_block()); }",
      "namespace g = cooperative_groups ; void k ( ) { auto t = tiled_partition ( cooperative_groups :: "
      "this_thread_block ( ) , W ) ; }"),

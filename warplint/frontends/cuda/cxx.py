@@ -9,7 +9,7 @@ construct left that the C parser then rejects is named in the function's note (`
   functional cast       `T(x)`, `idx_t(e)`        -> `(T)(x)`; `T()` -> `(T)0`
   direct initialisation `T x(a)`, `T x{a}`         -> `T x = a`, `T x = {a}`; several values:
                                                       `T x = __ctor(a, b)` (an opaque constructor)
-  braced values         `return {a, b};`, `v = {a}` -> compound literals `(T){a, b}`
+  braced values         `return {a, b};`, `v = {a}`, `T{a, b}` -> compound literals `(T){a, b}`
   alternative tokens    `and`, `or`, `not`, ...    -> `&&`, `||`, `!`, ...
   reference parameters  `int &x` (not const)       -> `int _Alignas(7020) x`: the lowering passes it
                                                       in and copies it back out at each call
@@ -173,7 +173,7 @@ _NAMING = ("namespace_alias_definition", "type_definition", "alias_declaration",
            "optional_parameter_declaration")
 _TARGETS = ("call_expression", "init_declarator", "declaration", "reference_declarator", "qualified_identifier",
             "function_declarator", "template_declaration", "abstract_reference_declarator", "return_statement",
-            "assignment_expression", "static_assert_declaration")
+            "assignment_expression", "static_assert_declaration", "compound_literal_expression")
 def _nodes(root, types) -> list:
     """The nodes of these types under `root` (and `root`), in document order, outer ones first
     (a tree cursor's walk: fast, and no query to compile in every process)."""
@@ -426,6 +426,8 @@ class _Layer:
             return self._braced_value(n) is not None
         if t == "static_assert_declaration":
             return True
+        if t == "compound_literal_expression":  # `T{x}` (C's `(T){x}` is left as it is)
+            return n.children[0].type != "("
         if t == "identifier":
             return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None
         return False
@@ -678,6 +680,13 @@ class _Layer:
             return None
         _, b = self.src.span(params)
         return self.render(b, self.src.span(n)[1])
+
+    def r_compound_literal_expression(self, n):
+        """`T{a, b}` -> `(T){a, b}`: a value of type T from the braces."""
+        ty, value = n.child_by_field_name("type"), n.child_by_field_name("value")
+        if ty is None or value is None:
+            return None
+        return self._compound_literal(ty, value)
 
     def r_static_assert_declaration(self, n):
         return []
