@@ -367,7 +367,9 @@ def classify(functions: list[Function], rel: str, result: dict, lines: list[str]
     diags = [d for d in result["diagnostics"] if os.path.normpath(d.get("path", "")) == rel]
     file_failed = result["status"] in ("error", "crash", "timeout")
     for fn in functions:
-        runs = fn.name in result["analysed"] or any((rel, ln) in shown for ln in range(fn.line, fn.end + 1))
+        own = result.get("coverage") or {}
+        runs = fn.name in result["analysed"] or any((rel, ln) in shown for ln in range(fn.line, fn.end + 1)) \
+            or (own.get("functions") and not own.get("not_analysed"))  # inlined: warplint's own count says so
         seen = [any((rel, ln) in shown for ln in range(p.line, p.end_line + 1))
                 or (p.text.split("::")[-1] in TILE_CREATION and runs)
                 for p in fn.primitives]

@@ -22,6 +22,7 @@ DEFAULT_EXTENSIONS = SOURCE_EXTENSIONS + HEADER_EXTENSIONS
 _DEVICE_CODE = re.compile(
     r"__(?:global|device|shared|constant|launch_bounds)__|<<<|\b__(?:shfl|ballot|any|all|uni|match_|reduce_"
     r"|activemask|syncwarp|syncthreads|barrier_sync)\w*\s*\(|\b(?:asm|__asm__)\b|cooperative_groups"
+    r"|\b(?:tiled_partition|coalesced_threads|labeled_partition|binary_partition)\b"
     r"|\b(?:threadIdx|blockIdx|blockDim)\b")
 _PTX_DIRECTIVE = re.compile(r"^\s*\.(?:version|target|address_size|entry|visible|func)\b", re.M)
 
