@@ -369,7 +369,7 @@ def classify(functions: list[Function], rel: str, result: dict, lines: list[str]
     for fn in functions:
         own = result.get("coverage") or {}
         runs = fn.name in result["analysed"] or any((rel, ln) in shown for ln in range(fn.line, fn.end + 1)) \
-            or (own.get("functions") and not own.get("not_analysed"))  # inlined: warplint's own count says so
+            or bool(own.get("functions") and not own.get("not_analysed"))  # inlined: warplint's own count says so
         seen = [any((rel, ln) in shown for ln in range(p.line, p.end_line + 1))
                 or (p.text.split("::")[-1] in TILE_CREATION and runs)
                 for p in fn.primitives]
