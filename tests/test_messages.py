@@ -15,7 +15,8 @@ from warplint.messages import (ActivemaskAsMembermask, BarrierDivergence, LaneNo
                                ReadAfterWriteRace, ShflClampInvalid, ShuffleSourceInvalid, UnusedSuppression,
                                WriteAfterReadRace, condition_words)
 
-SAMPLE = {"int": 3, "bool": True, "str": "x", "int | None": 5, "tuple[str, ...]": ("a", "b")}
+SAMPLE = {"int": 3, "bool": True, "str": "x", "int | None": 5, "tuple[str, ...]": ("a", "b"),
+          "tuple[warplint.messages.Requirement, ...]": (messages.Requirement("sm", "sm_80", "sm_70"),)}
 KINDS = [c for _, c in inspect.getmembers(messages, inspect.isclass)
          if issubclass(c, Message) and c is not Message and not c.__name__.startswith("_")]
 
@@ -73,11 +74,12 @@ def test_wording(message, text):
 
 
 def test_checks_report_messages_not_text():
-    checks = Path(messages.__file__).parent / "checks"
-    for path in checks.glob("*.py"):
+    package = Path(messages.__file__).parent
+    for path in package.glob("checks/*.py"):
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"\.report\([^,()]+,\s*f?[\"']", source), f"{path.name} reports a string"
-        assert ".text.startswith(" not in source, f"{path.name} decides on display text"
+    for path in [*package.glob("checks/*.py"), *package.glob("analysis/*.py")]:
+        assert ".text.startswith(" not in path.read_text(encoding="utf-8"), f"{path.name} decides on display text"
 
 
 @pytest.mark.parametrize("text,positive,line,words", [

@@ -107,14 +107,30 @@ class NonSyncPrimitive(Message):
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """WL010: one requirement that the target or the file's PTX ISA does not meet."""
+    kind: str  # "sm": a newer architecture; "ptx": a newer PTX ISA
+    needed: str  # "sm_80", "sm_100a", "7.0"
+    have: str | None  # the target, or the ISA the file declares (None: not said)
+    form: str = ""  # the forms of the instruction that need it (".f32/.abs/.NaN"); "": all of them
+
+    def words(self) -> str:
+        subject = f"the {self.form} forms require" if self.form else "requires"
+        if self.kind == "sm":
+            return f"{subject} {self.needed}{'' if self.form else ' or newer'} (target is {self.have})"
+        declared = f" (file declares {self.have})" if self.have else ""
+        return f"{subject} PTX ISA {self.needed}{declared}"
+
+
+@dataclass(frozen=True)
 class UnavailableOnTarget(Message):
     """WL010: an instruction the target or the declared PTX ISA lacks."""
     template = "'{name}' is not available here: {reasons}"
     name: str
-    problems: tuple[str, ...]  # one clause per requirement not met
+    unmet: tuple[Requirement, ...]
 
     def words(self) -> dict:
-        return {"reasons": "; ".join(self.problems)}
+        return {"reasons": "; ".join(r.words() for r in self.unmet)}
 
 
 # -- WL002, WL003, WL004, WL008: membermasks ------------------------------------------------

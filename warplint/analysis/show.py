@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir import Loc
+from ..messages import instr_name
 from .lanes import LaneSet, definite_bits, describe, lane_ranges
 
 
@@ -46,7 +47,7 @@ def mask_entries(fa) -> list[MaskEntry]:
     """The warp primitives and barriers of one FunctionAnalysis, in source order."""
     out = []
     for ins, block, active, member in sorted(_entries(fa), key=lambda e: (e[0].loc.line, e[0].loc.col)):
-        out.append(MaskEntry(ins.loc, ins.text if ins.text.startswith('__') else ins.opcode,
+        out.append(MaskEntry(ins.loc, instr_name(ins),
                              mask_summary(active, fa.lits)["text"],
                              None if member is False else mask_summary(member, fa.lits)["text"],
                              list(fa.why(block))))

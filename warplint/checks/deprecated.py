@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..findings import Edit, Fix
-from ..messages import NonSyncPrimitive, UnavailableOnTarget, instr_name
+from ..messages import NonSyncPrimitive, Requirement, UnavailableOnTarget, instr_name
 from ..sources import lines_of
 from . import Context, rule
 
@@ -98,25 +98,31 @@ _NEEDS = {  # op -> (min sm, min PTX ISA)
 
 @rule("WL010")
 def unavailable_on_target(ctx: Context) -> None:
-    version = ctx.module.ptx_version
-    t = ctx.target
     for op in ctx.analysis.warp_ops:
-        ins = op.instr
         if op.kind in ("vote", "shfl") and not op.sync:
             continue
         need = _NEEDS.get(op.kind)
         if need is None:
             continue
-        sm, isa = need
-        problems = []
-        if t.sm < sm:
-            problems.append(f"requires sm_{sm} or newer (target is {t})")
-        if version is not None and version < isa:
-            problems.append(f"requires PTX ISA {isa[0]}.{isa[1]} (file declares {version[0]}.{version[1]})")
-        if op.kind == "redux" and any(m in ins.mods for m in ("f32", "abs", "NaN")):
-            if not (t.sm >= 100 and t.suffix in ("a", "f")):
-                problems.append(f"the .f32/.abs/.NaN forms require sm_100a (target is {t})")
-            if version is not None and version < (8, 6):
-                problems.append("the .f32/.abs/.NaN forms require PTX ISA 8.6")
-        if problems:
-            ctx.report(ins, UnavailableOnTarget(instr_name(ins), tuple(problems)))
+        unmet = _unmet(ctx, op.instr, *need)
+        if unmet:
+            ctx.report(op.instr, UnavailableOnTarget(instr_name(op.instr), unmet))
+
+
+def _unmet(ctx: Context, ins, sm: int, isa: tuple[int, int]) -> tuple[Requirement, ...]:
+    """The requirements of `ins` (needing sm_`sm` and PTX ISA `isa`) that the target and the
+    file's declared PTX ISA do not meet."""
+    version, t = ctx.module.ptx_version, ctx.target
+    declared = f"{version[0]}.{version[1]}" if version is not None else None
+    out = []
+    if t.sm < sm:
+        out.append(Requirement("sm", f"sm_{sm}", str(t)))
+    if version is not None and version < isa:
+        out.append(Requirement("ptx", f"{isa[0]}.{isa[1]}", declared))
+    if ins.op == "redux" and any(m in ins.mods for m in ("f32", "abs", "NaN")):
+        form = ".f32/.abs/.NaN"
+        if not (t.sm >= 100 and t.suffix in ("a", "f")):
+            out.append(Requirement("sm", "sm_100a", str(t), form))
+        if version is not None and version < (8, 6):
+            out.append(Requirement("ptx", "8.6", None, form))
+    return tuple(out)

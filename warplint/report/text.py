@@ -3,6 +3,7 @@
 and the `fix:` line."""
 from __future__ import annotations
 
+from ..severity import SEVERITIES
 from . import Report, display_path, printable
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;35m", "note": "\033[1;36m"}
@@ -67,7 +68,7 @@ def _count(n: int, word: str) -> str:
 
 def summary(report: Report) -> str:
     vis = report.visible
-    counts = {s: sum(1 for f in vis if f.severity == s) for s in ("error", "warning", "note")}
+    by_severity = ", ".join(_count(sum(1 for f in vis if f.severity == sev), sev) for sev in reversed(SEVERITIES))
     extra = []
     hidden = len(report.findings) - len(vis)
     if hidden:
@@ -75,9 +76,7 @@ def summary(report: Report) -> str:
     failed = len({d.loc.path for d in report.diagnostics if d.severity == "error"})
     if failed:
         extra.append(f"{_count(failed, 'file')} could not be analysed")
-    s = (f"{_count(len(vis), 'finding')} ({_count(counts['error'], 'error')}, "
-         f"{_count(counts['warning'], 'warning')}, {_count(counts['note'], 'note')}) "
-         f"in {_count(len(report.files), 'file')}")
+    s = f"{_count(len(vis), 'finding')} ({by_severity}) in {_count(len(report.files), 'file')}"
     return s + ("; " + ", ".join(extra) if extra else "")
 
 
