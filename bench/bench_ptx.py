@@ -9,7 +9,10 @@ regenerated only when the .cu is newer), then measures, best of N runs each:
   parse      warplint.frontends.ptx.parse_ptx
   parse+cfg  parse_ptx + warplint.cfg.build_cfg for every function
   pipeline   warplint.pipeline.lint_text (front end, CFGs, analyses, checks)
-and prints lines, seconds, lines/s and the ratio to ptxas for each.
+and prints lines, seconds, lines/s and the ratio to ptxas for each, then the share of the
+pipeline spent in networkx (the CFG facts: dominators, post-dominators, frontiers, SCCs; from a
+cProfile of one run).  `--cu FILE` also times `python -m warplint --no-cache FILE` cold (a fresh
+process, start to exit), wall and CPU seconds, best of N.
 """
 from __future__ import annotations
 
@@ -61,6 +64,7 @@ def main(argv=None) -> int:
     ap.add_argument("--nvcc", default="nvcc")
     ap.add_argument("--ptxas", default="ptxas")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of one pipeline run")
+    ap.add_argument("--cu", help="also time one cold run of the CLI on this .cu file")
     args = ap.parse_args(argv)
 
     path = Path(args.ptx) if args.ptx else generate(args.arch, not args.no_lineinfo, args.nvcc)
@@ -112,6 +116,11 @@ def main(argv=None) -> int:
     for name, secs in rows:
         ratio = f"{secs / base:8.2f}x" if base else "      n/a"
         print(f"{name:<12} {lines:>8} {secs:>9.3f} {lines / secs:>11,.0f} {ratio:>9}")
+    if any(name == "pipeline" for name, _ in rows):
+        print(f"networkx share of the pipeline: {networkx_share(lambda: lint_text(text, str(path))):.1%}")
+    if args.cu:
+        wall, cpu = cold_cli(args.cu, args.repeat)
+        print(f"cold CLI on {args.cu}: {wall:.3f} s wall, {cpu:.3f} s CPU (best of {args.repeat})")
     if args.profile:
         import cProfile
         import pstats
@@ -119,6 +128,35 @@ def main(argv=None) -> int:
         prof.runcall(lint_text, text, str(path))
         pstats.Stats(prof).sort_stats("cumtime").print_stats(25)
     return 0
+
+
+def networkx_share(run) -> float:
+    """The fraction of `run`'s time spent inside networkx functions (cProfile's own times)."""
+    import cProfile
+    import pstats
+    prof = cProfile.Profile()
+    prof.runcall(run)
+    stats = pstats.Stats(prof).stats
+    total = sum(own for _, _, own, _, _ in stats.values())
+    nx = sum(own for (file, _, _), (_, _, own, _, _) in stats.items() if f"{os.sep}networkx{os.sep}" in file)
+    return nx / total if total else 0.0
+
+
+def cold_cli(cu: str, repeat: int) -> tuple[float, float]:
+    """Best wall and CPU seconds of `python -m warplint --no-cache FILE` in a fresh process."""
+    import resource
+    cmd = [sys.executable, "-m", "warplint", "--no-cache", "--no-gitignore", cu]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p))
+    best_wall = best_cpu = float("inf")
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_wall, best_cpu = min(best_wall, wall), min(best_cpu, cpu)
+    return best_wall, best_cpu
 
 
 if __name__ == "__main__":

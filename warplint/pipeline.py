@@ -10,7 +10,9 @@ analysed, never for `--version`, `rules`, `--explain` or a cache hit.
 """
 from __future__ import annotations
 
+import gc
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .coverage import Coverage, file_coverage
@@ -237,6 +239,27 @@ def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:
 
 def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
     """parse, analyse, [format masks], check, analysis notes: one file's result."""
+    with _cyclic_gc_paused():
+        return _lint_text(text, path, options)
+
+
+@contextmanager
+def _cyclic_gc_paused():
+    """The front ends and the analysis build many small objects that live as long as the file's
+    result and hold no garbage cycles worth finding: the cyclic collector's scans of them cost
+    about 30% of a large file.  Paused while a file is linted: reference counting still frees
+    what is dropped, and cycles are collected once the collector is back on."""
+    if not gc.isenabled():  # paused already (a caller, or another file on another thread)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
     options = options or Options()
     if options.nvcc_auto:
         from .via_nvcc import lint_auto
