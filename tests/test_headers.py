@@ -32,6 +32,7 @@ MY_API void host_only(std::vector<int>& v) { v.push_back(1); }
     ("k.h", PLAIN_HEADER, None), ("k.cu", PLAIN_HEADER, "cuda"), ("k.ptx", BUGGY_PTX, "ptx"),
     ("k.txt", BUGGY_PTX, "ptx"), ("k.txt", DEVICE_HEADER, "cuda"), ("k.h", BUGGY_PTX, None),
     ("k.h", "// emits .version 7.0 PTX\n#define X 1\n.version 7.0\n", None),
+    ("k.h", "// launched with threadIdx.x per row, see kernels.cu\n/* __device__ */ int rows(int n);\n", None),
 ])
 def test_language(name, text, lang):
     assert language(name, text) == lang

@@ -24,11 +24,14 @@ _DEVICE_CODE = re.compile(
     r"|activemask|syncwarp|syncthreads|barrier_sync)\w*\s*\(|\b(?:asm|__asm__)\b|cooperative_groups"
     r"|\b(?:tiled_partition|coalesced_threads|labeled_partition|binary_partition)\b"
     r"|\b(?:threadIdx|blockIdx|blockDim)\b")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _PTX_DIRECTIVE = re.compile(r"^\s*\.(?:version|target|address_size|entry|visible|func)\b", re.M)
 
 
 def has_device_code(text: str) -> bool:
-    return _DEVICE_CODE.search(text) is not None
+    """Device code outside comments (a C++ header that mentions threadIdx in a comment has none)."""
+    m = _DEVICE_CODE.search(text)
+    return m is not None and _DEVICE_CODE.search(_COMMENT.sub(" ", text)) is not None
 
 
 def looks_like_ptx(text: str) -> bool:
