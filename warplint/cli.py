@@ -1,6 +1,7 @@
 """The `warplint` command.
 
-    warplint [options] PATH...        lint files and directories
+    warplint [options] PATH...        lint files and directories (each with its nearest configuration)
+    warplint [options] - --stdin-filename PATH    lint stdin as if it were PATH (editors)
     warplint rules [--format json]    the rule catalogue
     warplint --explain ID_OR_SLUG     a rule's document
     warplint server                   language server for editors (LSP on stdio; the `server` extra)

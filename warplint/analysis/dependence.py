@@ -112,7 +112,7 @@ class ControlDependence:
     def _still_iterating(self, stay: list) -> LaneSet:
         header = stay[0][0]
         first = self.lits.get(FirstIteration("first-iteration", id(self.cfg), header), "uniform", "block",
-                              "first iteration of the loop")
+                              "it is the first iteration of the loop")
         return LaneSet.union([LaneSet.lit(first)] + [cond for _, cond in stay])
 
     def set_edge_conditions(self, ev: Evaluator, b: int, branch_value) -> bool:
