@@ -283,3 +283,10 @@ def test_fixture_ptx_names_its_sources_relative_to_the_repository():
     for ptx in Path(ROOT, "fixtures").rglob("*.ptx"):
         for name in re.findall(r'^\s*\.file\s+\d+\s+"([^"]*)"', ptx.read_text(encoding="utf-8"), re.M):
             assert not (os.path.isabs(name) and "/fixtures/" in name), f"{ptx.name}: {name}"
+
+
+def test_latin1_stdin_is_analysed_with_a_note(project, run_cli, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(("// caf\xe9\n" + LEGACY_CU).encode("latin-1"))))
+    status, _, err = run_cli("--no-show-source", "-", "--stdin-filename", "k.cu")
+    assert status == 1
+    assert "k.cu:1:7: note: file is not valid UTF-8 text: read as Latin-1" in err

@@ -339,14 +339,14 @@ def _files_by_config(args):
     return list(groups.values()), diagnostics, notes
 
 
-def _read_stdin() -> str:
+def _read_stdin(path: str):
+    """The text on stdin, decoded as a file at `path` would be: (text, notes)."""
     from .errors import UsageError
     from .pipeline import MAX_BYTES, decode_source
     data = sys.stdin.buffer.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise UsageError(f"stdin: more than {MAX_BYTES} bytes")
-    text, _ = decode_source(data, "-")
-    return text
+    return decode_source(data, path)
 
 
 def _lint(args):
@@ -354,7 +354,10 @@ def _lint(args):
     from .fingerprint import line_hashes
     from .report import merge_runs
     groups, diagnostics, tool_notes = _files_by_config(args)
-    stdin_text = _read_stdin() if args.paths == ["-"] else None
+    stdin_text = None
+    if args.paths == ["-"]:
+        stdin_text, notes = _read_stdin(args.stdin_filename)
+        diagnostics = diagnostics + notes
     runs = [_lint_group(args, cfg, files, diagnostics if i == 0 else [], tool_notes if i == 0 else [], stdin_text)
             for i, (cfg, files) in enumerate(groups)]
     report, sources = merge_runs(runs)
