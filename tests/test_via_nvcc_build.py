@@ -45,6 +45,16 @@ __global__ void tile_shift(float *out) {
   }
   out[threadIdx.x] = v;
 }
+
+__global__ void block_sum(float *out) {
+  typedef cub::BlockReduce<float, 128> BR;
+  __shared__ typename BR::TempStorage tmp;
+  float v = out[threadIdx.x];
+  if (threadIdx.x % 32 < 16) {
+    v = BR(tmp).Sum(v);
+  }
+  out[threadIdx.x] = v;
+}
 """
 
 
@@ -78,9 +88,11 @@ def test_library_misuse_reported_at_the_users_line_with_library_frames(project, 
     findings = json.loads(out)["findings"]
     assert status == 1, err
     by_line = {f["line"]: f for f in findings}
-    assert set(by_line) == {10, 19} and all(f["path"] == "k.cu" for f in findings)
+    assert set(by_line) == {10, 19, 29} and all(f["path"] == "k.cu" for f in findings)
     cub_steps = [s for s in by_line[10]["flow"] if "cub/warp/" in s["path"]]
     assert cub_steps and "WarpReduce" in cub_steps[0]["message"] and "called here" in cub_steps[0]["message"]
+    block_steps = [s["message"] for s in by_line[29]["flow"] if "cub/" in s["path"]]
+    assert "BlockReduce<...>::Sum, called here" in block_steps[0] and "ReduceStep" in block_steps[-1]
     cg_steps = [s["path"] for s in by_line[19]["flow"]]
     assert any("cooperative_groups" in p for p in cg_steps)
 
@@ -108,7 +120,7 @@ def test_database_never_chooses_the_compiler_or_its_options(project, run_cli):
 def test_auto_mode_compiles_only_what_the_direct_route_cannot_analyse(project, run_cli):
     (project.root / ".git").mkdir()
     project.write("plain.cu", PER_TARGET.replace("#if __CUDA_ARCH__ >= 800\n", "").replace("#endif\n", ""))
-    project.write("cub.cu", LIBRARY_MISUSE.split("__global__ void tile_shift")[0])
+    project.write("cub.cu", LIBRARY_MISUSE.split("__global__ void tile_shift")[0])  # WarpReduce only
     status, out, err = run_cli("--via-nvcc=auto", "--no-cache", "--target", "sm_80", "--format", "json", ".")
     doc = json.loads(out)
     assert status == 1, err

@@ -106,3 +106,11 @@ def test_baseline_at_the_call_site(tmp_path):
     base = tmp_path / "base.sarif"
     assert main(["--no-cache", "--target", "sm_60", "--format", "sarif", "-o", str(base), str(ptx)]) == 1
     assert main(["--no-cache", "--target", "sm_60", "--baseline", str(base), str(ptx)]) == 0
+
+
+def test_library_function_names_from_the_debug_strings():
+    from warplint.callsite import function_names
+    # an enumeration value among the template arguments (CUB's BlockReduceAlgorithm)
+    name = b"_ZN3cub17CUB_300001_SM_80011BlockReduceIfLi128ELNS0_20BlockReduceAlgorithmE2ELi1ELi1EE3SumEf"
+    ptx = "$L__info_string3:\n.b8 " + ",".join(str(b) for b in name + b"\0") + "\n"
+    assert function_names(ptx) == {"$L__info_string3": "cub::CUB_300001_SM_800::BlockReduce<...>::Sum"}

@@ -37,10 +37,11 @@ def place_in_tree(module, usable, keep_outside: bool = False) -> None:
                 item.loc, item.raw_loc = raw, None
 
 
-def add_library_frames(findings: list, module) -> None:
+def add_library_frames(findings: list, module, analyses=()) -> None:
     """A finding reported at a call site into inlined library code gets the library frames as
-    code-flow steps ("inside cub::WarpReduce::Sum, called here") and a line saying so."""
-    inside = _library_frames_by_call_site(module)
+    code-flow steps ("inside cub::WarpReduce::Sum, called here") and a line saying so: those of
+    the first warp primitive or barrier inlined there (the analyses'), else of any instruction."""
+    inside = _library_frames_by_call_site(module, analyses)
     if not inside:
         return
     names = function_names(module.text)
@@ -59,13 +60,12 @@ def add_library_frames(findings: list, module) -> None:
                          f"(inside {names.get(label) or 'library code'}), reached from this call")
 
 
-def _library_frames_by_call_site(module) -> dict[tuple, tuple]:
+def _library_frames_by_call_site(module, analyses) -> dict[tuple, tuple]:
     """(path, line, col) of a reported call site -> the frames inside it, innermost first."""
     out: dict[tuple, tuple] = {}
-    for fn in module.functions:
-        for item in fn.body:
-            if not isinstance(item, Instr) or not item.frames:
-                continue
+    primitives = [x.instr for fa in analyses for x in list(fa.warp_ops) + list(fa.barriers)]
+    for item in primitives + [item for fn in module.functions for item in fn.body]:
+        if isinstance(item, Instr) and item.frames:
             for n, (loc, _) in enumerate(item.frames):
                 if n and loc == item.loc:
                     out.setdefault((loc.path, loc.line, loc.col), item.frames[:n])

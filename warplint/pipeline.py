@@ -271,10 +271,10 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
         result.module, result.analyses = module, analyses
         masks = _variant_masks(variants) if options.show_masks else None  # before the checks' notes
         result.findings = _merge_variants([check(m, a, targets, options) for m, a, targets in variants])
-        for m, _, _ in variants:
+        for m, a, _ in variants:
             if m.language == "ptx":  # code inlined from a library: its frames as steps (callsite.py)
                 from .callsite import add_library_frames
-                add_library_frames(result.findings, m)
+                add_library_frames(result.findings, m, a)
         if options.via_nvcc:
             from .via_nvcc import drop_library_only
             result.findings = drop_library_only(result.findings, path, options, result.diagnostics)

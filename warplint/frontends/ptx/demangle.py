@@ -22,7 +22,7 @@ def _skip_template_args(s: str, i: int) -> int:
             i = j + length if (j < n and (s[j].isalpha() or s[j] == "_")) and length else j
             continue
         if c == "L" and i + 1 < n and s[i + 1] != "_":  # literal: L <type> [n] <digits> E
-            j = i + 2
+            j = _after_nested_name(s, i + 1) if s[i + 1] == "N" else i + 2  # an enum's type is a name
             if j < n and s[j] == "n":
                 j += 1
             while j < n and s[j].isalnum() and s[j] != "E":
@@ -44,6 +44,22 @@ def _skip_template_args(s: str, i: int) -> int:
                 continue
         i += 1
     return -1
+
+
+def _after_nested_name(s: str, i: int) -> int:
+    """`s[i]` is the 'N' of a nested name without template arguments (an enumeration type in a
+    literal); returns the index after its closing 'E' (len(s) when there is none)."""
+    j = i + 1
+    while j < len(s) and s[j] != "E":
+        if s[j].isdigit():
+            named = _source_name(s, j)
+            j = named[1] if named else len(s)
+        elif s[j] == "S":  # a substitution, S_ or S0_
+            k = s.find("_", j)
+            j = k + 1 if k > 0 else len(s)
+        else:
+            j += 1
+    return j + 1
 
 
 def _source_name(s: str, i: int) -> tuple[str, int] | None:
