@@ -38,8 +38,10 @@ def test_cmake_entry_gives_includes_defines_std_and_targets(project):
     ["--generate-code", "arch=compute_86,code=sm_86"]])
 def test_target_spellings(project, args):
     project.write("k.cu", "")
-    db = _db(project, [{"directory": str(project.root), "file": "k.cu", "arguments": ["nvcc", *args, "k.cu"]}])
-    assert db.flags_for("k.cu").targets == ["sm_86"]
+    db = _db(project, [{"directory": str(project.root), "file": "k.cu", "arguments": ["nvcc", *args, "k.cu"]},
+                       {"directory": str(project.root), "file": "k.cu", "command": "ccache nvcc -arch=sm_90 k.cu"}])
+    assert db.flags_for("k.cu").targets == ["sm_86", "sm_90"]  # every entry of the file counts
+    assert db.notes() == []
 
 
 def test_options_naming_programs_files_or_outputs_are_dropped_with_a_note(project):

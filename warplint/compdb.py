@@ -58,6 +58,7 @@ _KEPT_FLAGS = re.compile(r"^(?:--?expt-relaxed-constexpr|--?expt-extended-lambda
 # output/compile-mode flags of every build command: dropped without being worth a note
 _BUILD_FLAGS = {"-c", "--compile", "-MD", "-MMD", "-M", "-MM", "-MP", "--generate-dependencies-with-compile",
                 "--generate-nonsystem-dependencies-with-compile", "-lineinfo", "--generate-line-info"}
+_LAUNCHERS = {"ccache", "sccache", "distcc", "icecc"}  # `ccache nvcc ...`: the compiler comes next
 _STD = re.compile(r"^(?:c|gnu)\+\+\d[\dxyza]$")
 _SM = re.compile(r"\b(?:sm|compute)_(\d{2,4}[a-z]?)\b")
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
@@ -171,6 +172,8 @@ def _entry(entry, path: str, n: int, dropped: Counter) -> tuple[str, Flags]:
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise UsageError(f"{where}: 'arguments' must be a list of strings")
     real = os.path.realpath(os.path.join(directory, entry["file"]))
+    while len(args) > 1 and os.path.basename(args[0]) in _LAUNCHERS:
+        args = args[1:]
     flags = parse_arguments(args[1:], directory, real, dropped)  # args[0], the compiler, is never used
     flags.source = real
     return real, flags
