@@ -114,3 +114,17 @@ def test_library_function_names_from_the_debug_strings():
     name = b"_ZN3cub17CUB_300001_SM_80011BlockReduceIfLi128ELNS0_20BlockReduceAlgorithmE2ELi1ELi1EE3SumEf"
     ptx = "$L__info_string3:\n.b8 " + ",".join(str(b) for b in name + b"\0") + "\n"
     assert function_names(ptx) == {"$L__info_string3": "cub::CUB_300001_SM_800::BlockReduce<...>::Sum"}
+
+
+def test_compiled_findings_with_no_frame_in_the_tree_are_dropped_with_a_note():
+    from warplint.findings import Finding
+    from warplint.via_nvcc import drop_library_only
+    mine = Finding("WL004", "error", "m", Loc("k.cu", 3, 1))
+    library = Finding("WL004", "error", "m", Loc("k.cu.ptx", 900, 2))  # no .loc frame in the tree
+    notes: list = []
+    assert drop_library_only([mine, library], "k.cu", Options(), notes) == [mine]
+    assert [(d.severity, d.message.split(" (")[0]) for d in notes] == [
+        ("note", "1 finding(s) in compiled code with no source line in the linted tree")]
+    notes.clear()
+    assert drop_library_only([mine, library], "k.cu", Options(library_findings="keep"), notes) == [mine, library]
+    assert notes == []
