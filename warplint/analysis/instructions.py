@@ -207,9 +207,18 @@ class Interpreter:
             counted = ("red" not in mods and len(srcs) >= 2) or ("red" in mods and len(srcs) >= 3
                                                                  and not isinstance(srcs[-1], Reg))
             self._record.barriers.append(Barrier(ins, b, active, counted))
-        if ins.dests:
+        if ins.dests and "red" in mods:
+            self._set_all(env, ins, self._block_reduction(ins), guarded)
+        elif ins.dests:
             vals = [self.ev.read(env, s) for s in srcs[1:]]
             self._set_all(env, ins, self.ev.opaque("bar", vals), guarded)
+
+    def _block_reduction(self, ins: Instr):
+        """bar.red (__syncthreads_count/_and/_or): one result for the whole block."""
+        if "pred" in ins.mods:
+            return Pred(LaneSet.lit(self.lits.get(("bar.red", id(ins)), "uniform", "block",
+                                                  "result of the block reduction", ins.loc)))
+        return Aff(self.terms.get(("bar.red", id(ins)), "bar.red"), ZEROS, 1, "block")
 
     # -- warp primitives ----------------------------------------------------------------
     def _warp_op(self, b, i, ins: Instr, env, active: LaneSet, guarded):
@@ -249,7 +258,17 @@ class Interpreter:
         return Pred(LaneSet.lit(lit))
 
     def _match_result(self, ins, env, vals, active, participants, guarded):
+        if "all" in ins.mods:  # the same mask (or 0) and predicate in every participating lane
+            return self._match_all_result(ins, env, guarded)
         self._set_all(env, ins, self.ev.opaque(("match", id(ins)), [Unk(0)]), guarded)
+
+    def _match_all_result(self, ins, env, guarded):
+        d = ins.dests
+        if d:
+            self._set(env, d[0], Aff(self.terms.get(("match.all", id(ins)), "match.all"), ZEROS, 1, "warp"), guarded)
+        if len(d) > 1:
+            lit = self.lits.get(("match.all", id(ins)), "uniform", "warp", "all values equal", ins.loc)
+            self._set(env, d[1], Pred(LaneSet.lit(lit)), guarded)
 
     def _redux_result(self, ins, env, vals, active, participants, guarded):
         operand = Aff(self.terms.get(("redux-in", tuple(vals), participants)), ZEROS, 1, "warp")
@@ -264,6 +283,9 @@ class Interpreter:
         a = vals[0] if vals else None
         if a is not None and isinstance(a, Aff) and a.uniform:
             self._set(env, d[0], a, guarded)
+        elif self._broadcast(ins, vals):  # every lane reads the same source lane
+            term = self.terms.get(("shfl-broadcast", ins.opcode, tuple(vals)), "broadcast")
+            self._set(env, d[0], Aff(term, ZEROS, 1, "warp"), guarded)
         else:
             self._set(env, d[0], self.ev.opaque(("shfl", ins.opcode), vals), guarded)
         if len(d) > 1:
@@ -271,6 +293,14 @@ class Interpreter:
             in_range = LaneSet.const(p) if p is not None else LaneSet.lit(
                 self.lits.get(("shflp", id(ins)), "lane", "lane", "shuffle source in range", ins.loc))
             self._set(env, d[1], Pred(in_range), guarded)
+
+    def _broadcast(self, ins: Instr, vals) -> bool:
+        """shfl.idx whose source lane b is the same in every lane, over the whole warp (c's
+        segment mask 0): all lanes that execute it get lane b's value."""
+        if "idx" not in ins.mods or len(vals) < 3 or not self.ev.uniform(vals[1]):
+            return False
+        c = vals[2]
+        return isinstance(c, Aff) and c.const() is not None and (c.const() >> 8) & 0x1F == 0
 
     # -- memory ---------------------------------------------------------------------------
     def _memory(self, b, i, ins: Instr, env, active, guarded):

@@ -5,8 +5,8 @@ from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
-from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, pred_of,
-                     scope_of, wider)
+from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, join_offsets,
+                     pred_of, scope_of, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -243,6 +243,8 @@ class Evaluator:
         if self.uniform(a) and self.uniform(b):
             scope = wider(self.scope(a), self.scope(b))
             lit = self.lits.get(key, "uniform", scope, text, loc)
+        elif _in_step(a, b):
+            lit = self.lits.get(key, "uniform", wider(a.scope, b.scope), text, loc)
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
         return Pred(LaneSet.lit(-lit if negate else lit))
@@ -302,6 +304,13 @@ def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
         opposite = _OPPOSITE.get(cmp)
         neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
     return ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text)
+
+
+def _in_step(a, b) -> bool:
+    """Do `a` and `b` differ by the same amount in every lane (per-lane pointers that advance
+    together: `p` and `p + n`)?  Then comparing them compares warp-uniform bases: the result
+    is the same in every lane."""
+    return isinstance(a, Aff) and isinstance(b, Aff) and join_offsets(a, b) is not None
 
 
 def _canonical(cmp: str, a, b, integer: bool, signed: bool):
