@@ -689,3 +689,17 @@ __global__ void k(int *a) { int v; get(v, 1); a[0] = v; a[1] = put(a[2]); }""")
 def test_a_construct_the_cxx_layer_leaves_is_named_in_the_note(body, construct):
     m = parse("__global__ void k(float *d) { " + body + " __syncwarp(); }")
     assert not m.functions and f"({construct} is not supported: --via-nvcc analyses it)" in m.diagnostics[0].message
+
+
+def test_template_arguments_of_a_template_the_cxx_layer_unwrapped_are_dropped():
+    """The C++ layer drops `template <...>`; the rewriter still learns the template's name, so
+    `red<(512), int>(...)` stays a call (a regression on magma's kernels)."""
+    m = parse("""template <int N, typename T> __device__ void red(int tx, T *s) { __syncthreads(); }
+#define SEG (512)
+__global__ void k(int tx, int *swork) { red<SEG, int>(tx, swork); }""")
+    assert not m.diagnostics and [c.srcs[0].name for c in instrs(fn(m, "k"), "call")] == ["red"]
+
+
+def test_notes_name_a_function_of_a_namespace_as_written():
+    m = parse("namespace a { __device__ int f(int *d) { for (auto x : d) {} return __shfl_sync(1u, 1, 0); } }")
+    assert m.diagnostics[0].message.startswith("function 'a::f' not analysed")

@@ -106,6 +106,7 @@ class Facts:
         self.notes: list[tuple[Tok, str]] = notes or []
         self.values: set[str] = values or set()  # template value parameters: never type names
         self.tree, self.src = tree, src
+        self.templates: set[str] = set()  # names of function and class templates (their `<...>` is gone)
         self.at: dict | None = None  # (path, line, col) -> byte offset, built on the first question
 
     def construct(self, tok: Tok) -> str | None:
@@ -155,7 +156,9 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     except RecursionError:
         return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
     layer.typenames -= layer.values
-    return out, Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
+    facts = Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
+    facts.templates = layer.templates
+    return out, facts
 
 
 def _walk(root):
@@ -167,7 +170,7 @@ def _walk(root):
         stack.extend(reversed(n.children))
 
 
-_NAMING = ("namespace_alias_definition", "type_definition", "alias_declaration", "type_parameter_declaration",
+_NAMING = ("template_declaration", "namespace_alias_definition", "type_definition", "alias_declaration", "type_parameter_declaration",
            "optional_type_parameter_declaration", "struct_specifier", "class_specifier", "union_specifier",
            "enum_specifier", "function_definition", "declaration", "parameter_declaration",
            "optional_parameter_declaration")
@@ -257,6 +260,7 @@ class _Layer:
         self.classes: dict[str, _Class] = {}  # classes whose members are functions now
         self.before: list[Tok] = []  # lambdas as functions, for before the item that defines them
         self.values: set[str] = set()  # names of template value parameters
+        self.templates: set[str] = set()  # names of the templates defined
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
 
     # -- collecting --------------------------------------------------------------------------
@@ -328,6 +332,13 @@ class _Layer:
 
     def _names(self, n) -> None:
         t = n.type
+        if t == "template_declaration":
+            for c in n.named_children:
+                d = c.child_by_field_name("declarator") if c.type != "struct_specifier" else None
+                name = c.child_by_field_name("name") if d is None else _declarator_name(d)
+                if name is not None and name.type in ("identifier", "type_identifier", "field_identifier"):
+                    self.templates.add(_text(name))
+            return
         if t == "namespace_alias_definition":
             name, target = n.child_by_field_name("name"), n.named_children[-1] if n.named_child_count > 1 else None
             if name is not None and target is not None:

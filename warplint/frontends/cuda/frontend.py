@@ -151,6 +151,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
         raise InputError(Loc(deep.path, deep.line, deep.col), f"input nested deeper than {MAX_NESTING} levels")
     rw = Rewriter()
     toks, rw.facts = desugar(toks, rw.typedefs)
+    notes.display = rw.facts.display
     for tok, msg in rw.facts.notes:
         notes.add(tok, msg)
     toks = rw.run(toks)
@@ -205,6 +206,11 @@ class _Notes:
         self.module = module
         self.quote = quote
         self.seen: set[tuple] = set()
+        self.display: dict[str, str] = {}  # a name the C++ layer gave -> the source's (`ns::f`)
+
+    def name(self, tok: Tok) -> str:
+        """The name of a function as a note says it."""
+        return brief(self.display.get(tok.text, tok.text))
 
     def add(self, tok: Tok, msg: str) -> None:
         key = (tok.path, tok.line, tok.col, msg)
@@ -229,16 +235,16 @@ def _not_analysed(chunk, err, path, pp, notes) -> None:
     nt = chunk.name_tok
     if chunk.is_func and nt is not None and nt.path == path:
         if _is_device_chunk(chunk):
-            notes.add(nt, f"function '{brief(nt.text)}' not analysed: {err}")
+            notes.add(nt, f"function '{notes.name(nt)}' not analysed: {err}")
             return
         if pp.missing_includes:
             inc = pp.missing_includes[0][0]
-            notes.add(nt, f"function '{brief(nt.text)}' not analysed: {err}; the #include at line {inc.line} "
+            notes.add(nt, f"function '{notes.name(nt)}' not analysed: {err}; the #include at line {inc.line} "
                       "was not read (does it define a qualifier or type used here?)" if inc.path == path else
-                      f"function '{brief(nt.text)}' not analysed: {err}; an #include was not read")
+                      f"function '{notes.name(nt)}' not analysed: {err}; an #include was not read")
             return
     for nt, member in _device_functions(chunk, path):
-        notes.add(nt, f"function '{brief(nt.text)}' not analysed: " +
+        notes.add(nt, f"function '{notes.name(nt)}' not analysed: " +
                   ("member functions of classes are not supported" if member else err))
 
 
@@ -253,7 +259,7 @@ def _undeclared_qualifier(chunk, guessed: set[str], path, pp, notes) -> None:
             return
         if t.text in guessed:
             inc = pp.missing_includes[0][0]
-            notes.add(nt, f"function '{brief(nt.text)}' not analysed: taken for host code, as {notes.quote(t)} "
+            notes.add(nt, f"function '{notes.name(nt)}' not analysed: taken for host code, as {notes.quote(t)} "
                       "is declared nowhere (" + (f"the #include at line {inc.line} was not read)"
                                                  if inc.path == path else "an #include was not read)"))
             return

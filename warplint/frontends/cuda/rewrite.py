@@ -100,6 +100,7 @@ class Rewriter:
 
     def run(self, toks: list[Tok]) -> list[Tok]:
         toks = self._scopes(toks)
+        self.templates |= self.facts.templates  # cxx.py took their `template <...>` away
         self._collect_templates(toks)
         return self._rewrite(toks)
 
