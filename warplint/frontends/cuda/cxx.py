@@ -267,17 +267,22 @@ class _Layer:
     def collect(self, root) -> None:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
-        for n in _nodes(root, _NAMING):
+        everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier"})
+
+        def of(*types):  # the nodes of the one walk, in document order
+            return [n for n in everything if n.type in types]
+
+        for n in of(*_NAMING):
             self._names(n)
-        for n in _nodes(root, ("struct_specifier", "class_specifier")):
+        for n in of("struct_specifier", "class_specifier"):
             if n.child_by_field_name("body") is not None:
                 _Class(self, n).plan()
-        for n in _nodes(root, ("init_declarator",)):
+        for n in of("init_declarator"):
             if (d := n.child_by_field_name("declarator")) is not None and d.type == "reference_declarator":
                 self._local_reference(n, d)
             elif (v := n.child_by_field_name("value")) is not None and v.type == "lambda_expression":
                 _Lambda(self, n, v).plan()
-        found = _nodes(root, _TARGETS) + self.fixed_nodes + self.alias_nodes
+        found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
                  if c.type == "identifier"]
