@@ -30,5 +30,7 @@ def is_pure(ins: Instr) -> bool:
     name = callee(ins)
     if name is None:
         return False
+    if name.startswith(("$", "__ctor")):  # the front end's brace initialiser, a constructor: a value
+        return True                        # built from the arguments
     name = name.rsplit("::", 1)[-1]
     return name in _PURE_NAMES or bool(_INTRINSIC.match(name))

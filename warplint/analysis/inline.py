@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..ir import Addr, Function, Instr, Label, Reg, Sym, map_operand
 from ..specials import is_special
+from .calls import is_pure
 
 MAX_DEPTH = 4
 MAX_SIZE = 40_000
@@ -111,8 +112,20 @@ def _expand(body, table, language, counter, depth, stack, inlined):
             inner = _instantiate(item, callee, language, counter[0])
             out.extend(_expand(inner, table, language, counter, depth + 1, stack + (callee.name,), inlined))
         else:
-            out.append(item)
+            out.append(_lane_dependent(item) if isinstance(item, Instr) and callee is None else item)
     return out
+
+
+def _lane_dependent(ins: Instr) -> Instr:
+    """A call without arguments that stays opaque (no body here): what it returns comes from the
+    thread that calls it (`lane_id()`, `warp_id()`) or from memory, so it may differ per lane.
+    Marked as the front end marks a group's `thread_rank()`: the lane number is one of its
+    inputs.  A call with arguments computes from them (a macro or helper from a header not read):
+    the same in every lane when they are."""
+    if ins.op != "call" or not ins.dests or len(ins.srcs) != 1 or is_pure(ins):
+        return ins
+    return Instr(ins.opcode, ins.dests, ins.srcs + (Reg("%laneid"),), ins.loc, ins.guard, ins.raw_loc,
+                 ins.text, ins.negated, ins.from_cuda, ins.frames)
 
 
 def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
