@@ -16,6 +16,7 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b:
         "geu": lambda a, b: a >= b}
 _CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<",
              "ls": "<=", "hi": ">", "hs": ">="}
+MAX_GROUPS = 8  # lanes in at most this many groups of equal offsets compare group by group
 _OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
              "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
 _UNORDERED = ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
@@ -77,6 +78,8 @@ class Evaluator:
                 return Aff(t.get(("sp", name), name), ZEROS, 1, "warp")
             return Unk(t.get(("sp", name), name))
         scope = special_scope(name)
+        if name == "%ntid.x" and self.aligned_tid:  # whole warps per row, as %tid.x assumes
+            return Aff(t.get(("sp", name), name), ZEROS, 32, scope)
         if scope in ("block", "warp"):
             return Aff(t.get(("sp", name), name), ZEROS, 1, scope)
         return Unk(t.get(("sp", name), name))
@@ -181,6 +184,10 @@ class Evaluator:
             return Aff(t, off, _gcd(a.align, b.align), wider(a.scope, b.scope))
         if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
             a, b, c = b, a, a.const()
+        if c is None and op == "mul" and a.uniform and b.uniform:  # blockIdx.x * blockDim.x
+            t = self.terms.get(("mul", a, b), "mul")
+            aligned = a.off[0] == 0 and b.off[0] == 0  # (A + 0) * (B + 0): a multiple of both aligns
+            return Aff(t, ZEROS, (a.align or 1) * (b.align or 1) if aligned else 1, wider(a.scope, b.scope))
         if c is None:
             return None
         if op == "mul" or op == "shl":
@@ -237,6 +244,9 @@ class Evaluator:
             r = self._compare_aligned(f, a, b, cmp, text, loc)
             if r is not None:
                 return r
+        r = self._compare_by_groups(cmp, a, b, bits, signed, text, loc, neg_text)
+        if r is not None:
+            return r
         key, negate = _canonical(cmp, a, b, bits > 0, signed)
         if negate and neg_text:
             text = neg_text  # the literal stands for the opposite comparison
@@ -248,6 +258,28 @@ class Evaluator:
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
         return Pred(LaneSet.lit(-lit if negate else lit))
+
+    def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
+        """x = B + off[l] with few distinct offsets (`row = gtid / 8`: the lanes of each aligned
+        group of 8 share one) against a value that is the same in every lane: within a group the
+        comparison has one truth value, so it is one warp-uniform condition per group."""
+        if isinstance(a, Aff) and not a.uniform and self.uniform(b):
+            x, swap = a, False
+        elif isinstance(b, Aff) and not b.uniform and self.uniform(a):
+            x, swap = b, True
+        else:
+            return None
+        groups: dict[int, int] = {}
+        for lane, o in enumerate(x.off):
+            groups[o] = groups.get(o, 0) | (1 << lane)
+        if len(groups) > MAX_GROUPS:
+            return None
+        out = LaneSet()
+        for o, lanes in groups.items():
+            xo = Aff(x.base, (o,) * 32, x.align, x.scope) if x.base else const(o)
+            args = (b, xo) if swap else (xo, b)
+            out = out.or_(self.compare(cmp, *args, bits, signed, text, loc, neg_text).lanes.and_bits(lanes))
+        return Pred(out)
 
     def _compare_aligned(self, f, a: Aff, b: Aff, cmp, text, loc):
         """x = B + off (B a multiple of align >= 32) against a constant: which lanes hold
