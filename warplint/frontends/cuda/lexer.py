@@ -79,6 +79,20 @@ def tokenize(text: str, path: str) -> list[Tok]:
 MAX_QUOTE = 40  # characters of source text a note may quote
 
 
+def closing(toks, i: int, open_: str, close: str) -> int | None:
+    """Index of the token that closes toks[i] (== open_), or None when the text ends first."""
+    depth = 0
+    for j in range(i, len(toks)):
+        x = toks[j].text
+        if x == open_:
+            depth += 1
+        elif x == close:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
 def brief(text: str) -> str:
     """A name as a note may quote it: at most MAX_QUOTE characters."""
     return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."

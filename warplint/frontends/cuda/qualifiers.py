@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .lexer import Tok, quotable
+from .lexer import Tok, closing, quotable
 from .warpcode import PRIMITIVES, definitions, template_end
 
 MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")  # an all-caps name: what macros look like
@@ -81,14 +81,9 @@ def _undefined_macro(toks, k: int, name: int) -> bool:
 def _after_arguments(toks, k: int) -> int:
     """The index after toks[k] and the parenthesised arguments right after it, if any."""
     if k + 1 < len(toks) and toks[k + 1].text == "(":
-        depth = 0
-        for j in range(k + 1, len(toks)):
-            if toks[j].text == "(":
-                depth += 1
-            elif toks[j].text == ")":
-                depth -= 1
-                if depth == 0:
-                    return j + 1
+        end = closing(toks, k + 1, "(", ")")
+        if end is not None:
+            return end + 1
     return k + 1
 
 

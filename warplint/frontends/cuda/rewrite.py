@@ -6,7 +6,7 @@ so the lowering knows `__global__`, `__device__`, `__shared__` ... without re-re
 from __future__ import annotations
 
 from .cxx import Facts
-from .lexer import Tok
+from .lexer import Tok, closing as _match
 
 MARK = {"__shared__": 7001, "__constant__": 7002, "__device__": 7003, "__managed__": 7003,
         "__host__": 7004, "__global__": 7010}
@@ -48,20 +48,6 @@ for _b, _s in VECTOR_BASE.items():
 
 def _tok(t: Tok, kind: str, text: str) -> Tok:
     return Tok(kind, text, t.path, t.line, t.col, frozenset(), False)
-
-
-def _match(toks, i, open_, close):
-    """Index of the token closing toks[i] (== open_), or None."""
-    depth = 0
-    for j in range(i, len(toks)):
-        x = toks[j].text
-        if x == open_:
-            depth += 1
-        elif x == close:
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 def _match_angle(toks, i, limit=64):

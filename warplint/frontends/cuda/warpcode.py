@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir import Loc
-from .lexer import Tok
+from .lexer import Tok, closing
 
 # calls that are warp primitives or barriers
 PRIMITIVES = frozenset(
@@ -87,17 +87,10 @@ def definitions(toks: list[Tok]):
         i += 1
 
 
-def _closing(toks, i, o, c) -> int:
-    depth = 0
-    for k in range(i, len(toks)):
-        x = toks[k].text
-        if x == o:
-            depth += 1
-        elif x == c:
-            depth -= 1
-            if depth == 0:
-                return k
-    return len(toks) - 1
+def _closing(toks, i, open_, close) -> int:
+    """Index of the closing token, or the last token when the text ends first."""
+    k = closing(toks, i, open_, close)
+    return len(toks) - 1 if k is None else k
 
 
 def _function_name(toks, a: int, b: int) -> int | None:
