@@ -16,12 +16,31 @@ pytestmark = [pytest.mark.slow,
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cuda"
 # legacy intrinsics (__any, __shfl, ...) do not compile for sm_80 at all
 LEGACY = ("wl001_",)
+# Known disagreement classes (issue 13's differential test), each a strict xfail so a fix shows:
+NO_CODE = ("nvcc emits no code for a template nothing instantiates or a device function nothing "
+           "calls; the direct route analyses it for any instantiation or caller")
+DISAGREE = {
+    "cxx_class_template_static.cu": NO_CODE,
+    "wl007_helper_alone_tail_race.cu": NO_CODE,
+    "wl007_helper_lane_indexed_race.cu": NO_CODE,
+    "wl002_opaque_call_lane_branch.cu": (
+        "PTX route gap: the result of a call to a function defined elsewhere comes back through "
+        ".param space and is taken as uniform; the CUDA route takes a no-argument opaque call's "
+        "result as lane-varying"),
+    "wl007_single_lane_regions_clean.cu": (
+        "PTX route false WL007: the single-lane region `tid == 0 && *p > x` is not recognised "
+        "in nvcc's code for the short-circuit"),
+    "wl009_skip_then_spin.cu": (
+        "PTX route extra WL007 between warp 0's flag write and the other warps' spin reads"),
+}
 
 
 def _cases():
     for path in sorted(FIXTURES.glob("*.cu")):
-        if not path.name.startswith(LEGACY):
-            yield pytest.param(path, id=path.name)
+        if path.name.startswith(LEGACY):
+            continue
+        marks = [pytest.mark.xfail(reason=DISAGREE[path.name], strict=True)] if path.name in DISAGREE else []
+        yield pytest.param(path, id=path.name, marks=marks)
 
 
 @pytest.mark.parametrize("path", list(_cases()))
