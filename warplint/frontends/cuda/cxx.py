@@ -222,6 +222,55 @@ def _is_const(decl) -> bool:
     return any(c.type == "type_qualifier" and _text(c) == "const" for c in decl.children)
 
 
+_WRITES = ("assignment_expression", "update_expression")
+
+
+def _written_reference(param, d) -> bool:
+    """Is declarator `d` of parameter `param` a non-const reference the function may write (one
+    to copy in and back out)?"""
+    return d is not None and d.type == "reference_declarator" and _text(d.children[0]) == "&" \
+        and not _is_const(param) and _may_write(param, d)
+
+
+def _may_write(param, declarator) -> bool:
+    """May the function body write the reference parameter?  Written: assigned (`x = `, `x += `),
+    incremented, its address taken, bound to a local reference, passed to a call (perhaps to
+    another reference) or used as an object (`x.f()`, `x[i]` of an array reference).  Read only: it is a value (no copy-out,
+    so the caller's place is not written)."""
+    name = _declarator_name(declarator)
+    fn = param.parent.parent if param.parent is not None else None  # parameter_list -> declarator
+    while fn is not None and fn.type != "function_definition" and fn.type != "lambda_expression":
+        fn = fn.parent
+    body = fn.child_by_field_name("body") if fn is not None else None
+    if name is None or body is None:
+        return True
+    wanted = _text(name)
+    for use in _nodes(body, ("identifier",)):
+        if _text(use) != wanted:
+            continue
+        up, use = _place_of(use)
+        if up is None:
+            continue
+        if up.type == "init_declarator" and up.child_by_field_name("declarator").type == "reference_declarator":
+            return True  # a local reference to it: written through the alias
+        if up.type in _WRITES and up.child_by_field_name("left" if up.type != "update_expression" else "argument") == use:
+            return True
+        if up.type == "pointer_expression" and _text(up.children[0]) == "&":
+            return True
+        if up.type in ("argument_list", "field_expression", "subscript_expression"):
+            return True
+    return False
+
+
+def _place_of(use):
+    """The node that uses the place `use` names, through parentheses and `c ? a : b`; and the
+    child of it that holds the place."""
+    up = use.parent
+    while up is not None and up.type in ("parenthesized_expression", "conditional_expression", "comma_expression"):
+        use, up = up, up.parent
+    return up, use
+
+
 def _namespace_path(n) -> tuple[str, ...]:
     """The namespaces around node `n`, outermost first."""
     path = []
@@ -386,8 +435,7 @@ class _Layer:
         out = []
         for i, p in enumerate(params.named_children if params is not None else ()):
             d = p.child_by_field_name("declarator")
-            if d is not None and d.type == "reference_declarator" and _text(d.children[0]) == "&" \
-                    and not _is_const(p):
+            if _written_reference(p, d):
                 out.append(i)
         return tuple(out)
 
@@ -758,7 +806,7 @@ class _Layer:
         inner = self.node(n.named_children[0]) if n.named_child_count else []
         p = n.parent
         if p is not None and p.type == "parameter_declaration" and p.child_by_field_name("declarator") == n \
-                and _text(n.children[0]) == "&" and not _is_const(p):
+                and _written_reference(p, n):
             t = self.tok(n)
             return [_new(t, "id", "_Alignas"), _new(t, "op", "("), _new(t, "num", str(REF_MARK)),
                     _new(t, "op", ")"), *inner]
