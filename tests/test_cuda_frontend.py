@@ -633,6 +633,9 @@ def desugared(src: str) -> str:
      "typedef int I ; void f ( ) { x = ( I ) ( y ) + ( float ) ( z ) + ( I ) ( 0 ) ; }"),
     ("void f() { int a(b); int c{d}; int e{}; T g(h, i); if (a and not c) {} }",
      "void f ( ) { int a = b ; int c = { d } ; int e = 0 ; T g = __ctor ( h , i ) ; if ( a && ! c ) { } }"),
+    ("float g(float &x) { return 2 * x; }", "float g ( float x ) { return 2 * x ; }"),
+    ('void h(unsigned &v) { asm("mov.u32 %0, 1;" : "=r"(v)); }',
+     'void h ( unsigned _Alignas ( 7020 ) v ) { asm ( "mov.u32 %0, 1;" : "=r" ( v ) ) ; }'),
     ("void f(int &o, const int &i, float (&a)[4]) { int &r = o; int &s = a[0]; r = s; }",
      "void f ( int _Alignas ( 7020 ) o , const int i , float ( a ) [ 4 ] ) { ; int * s = & ( a [ 0 ] ) ; "
      "o = ( * s ) ; }"),

@@ -235,8 +235,8 @@ def _written_reference(param, d) -> bool:
 def _may_write(param, declarator) -> bool:
     """May the function body write the reference parameter?  Written: assigned (`x = `, `x += `),
     incremented, its address taken, bound to a local reference, passed to a call (perhaps to
-    another reference) or used as an object (`x.f()`, `x[i]` of an array reference).  Read only: it is a value (no copy-out,
-    so the caller's place is not written)."""
+    another reference), named by inline asm or used as an object (`x.f()`, `x[i]`).  Read only:
+    it is a value (no copy-out, so the caller's place is not written)."""
     name = _declarator_name(declarator)
     fn = param.parent.parent if param.parent is not None else None  # parameter_list -> declarator
     while fn is not None and fn.type != "function_definition" and fn.type != "lambda_expression":
@@ -257,8 +257,8 @@ def _may_write(param, declarator) -> bool:
             return True
         if up.type == "pointer_expression" and _text(up.children[0]) == "&":
             return True
-        if up.type in ("argument_list", "field_expression", "subscript_expression"):
-            return True
+        if up.type in ("argument_list", "field_expression", "subscript_expression") or "asm" in up.type:
+            return True  # passed on, used as an object, or an operand of inline asm (an output?)
     return False
 
 
