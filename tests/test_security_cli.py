@@ -181,9 +181,13 @@ def start_hooked(project, mode, name, *argv):
     for n in ("a.ptx", "b.ptx", "c.ptx", "d.ptx"):
         project.write(n, BUGGY_PTX)
     mark = project.root / "worker.pid"
+    # Ctrl-C as a terminal delivers it: the child takes SIGINT as Python does by default, even
+    # when this test runs where SIGINT is ignored (a background job of a non-interactive shell
+    # starts with it ignored, and an ignored signal stays ignored across exec).
     proc = subprocess.Popen([PYTHON, "-c", HOOKED, mode, name, str(mark), "--no-cache", *argv],
                             cwd=project.root, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, mark
 
 
