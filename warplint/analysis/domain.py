@@ -20,7 +20,7 @@ from itertools import compress
 from operator import is_not
 from typing import NamedTuple
 
-from .lanes import EMPTY, LaneSet, Literals
+from .lanes import EMPTY, FULL, LaneSet, Literals
 from .values import ZEROS, Aff, Pred, Terms, Unk, is_uniform, join_offsets, scope_of, wider
 
 
@@ -178,10 +178,27 @@ class Joins:
         if is_uniform(a) and is_uniform(v) and not isinstance(a, Pred):
             return Aff(t, ZEROS, 1, wider(scope_of(a), scope_of(v)))
         if isinstance(a, Pred) or isinstance(v, Pred):
-            kind = "uniform" if is_uniform(a) and is_uniform(v) else "lane"
-            lit = self.lits.get(point, kind, "lane", f"{point.reg} (merged)")
+            sa, sv = self.uniform_scope(a), self.uniform_scope(v)
+            if sa is not None and sv is not None:
+                lit = self.lits.get(point, "uniform", wider(sa, sv), f"{point.reg} (merged)")
+            else:
+                lit = self.lits.get(point, "lane", "lane", f"{point.reg} (merged)")
             return Pred(LaneSet.lit(lit))
         return Unk(t)
+
+    def uniform_scope(self, v) -> str | None:
+        """Where `v` is one value ("block": the whole block, "warp": each warp), or None when
+        it may differ between the lanes of a warp.  A predicate is uniform when it is true on
+        all lanes or none in every warp, whichever way its uniform conditions go (`x != 0 &&
+        a[blockIdx.x] == y` merged after the short circuit)."""
+        if not isinstance(v, Pred):
+            return scope_of(v) if is_uniform(v) else None
+        if v.lanes.warp_exact(self.lits) not in (0, FULL):
+            return None
+        scope = "block"
+        for x in v.lanes.lits:
+            scope = wider(scope, self.lits[x].scope)
+        return scope if scope != "lane" else "warp"
 
     def _join_affine(self, point: MergePoint, t: int, a: Aff, v: Aff):
         j = join_offsets(a, v)
