@@ -25,7 +25,7 @@ KEYS = ("targets", "select", "ignore", "per-path-ignores", "include", "exclude",
 class Config:
     path: str | None = None  # the file it came from (None: defaults)
     root: str = ""  # directory globs and relative paths are resolved against
-    targets: list[str] | None = None
+    targets: list[str] | None = None  # always judged; None: the default targets the file builds for (pipeline)
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)

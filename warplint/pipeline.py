@@ -305,11 +305,18 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
     if options.via_nvcc:  # one compilation per target
         from .via_nvcc import compile_targets
         return [(module, [Target.parse(t)]) for t, module in compile_targets(path, options)]
+    if options.targets:
+        return _cuda_variants(text, path, options, [Target.parse(n) for n in options.targets])
+    return _default_target_variants(text, path, options)
+
+
+def _cuda_variants(text: str, path: str, options: Options, wanted: list[Target]) -> list[tuple[Module, list[Target]]]:
+    """The CUDA-C modules for the targets `wanted`: one per distinct preprocessed text."""
     from dataclasses import replace
     from .frontends.cuda.frontend import arch_of
     from .frontends.cuda.preprocess import arch_trace, cuda_defines
     by_arch: dict[int, list[Target]] = {}
-    for t in (Target.parse(n) for n in options.targets or DEFAULT_TARGETS):
+    for t in wanted:
         by_arch.setdefault(arch_of(t.name), []).append(t)
     variants: dict[object, tuple[Module, list[Target]]] = {}  # trace of the text -> (module, targets)
     for arch, targets in by_arch.items():
@@ -324,6 +331,40 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
         module = parse_text(text, path, replace(options, targets=[t.name for t in targets]))
         variants[module.arch_trace if trace is None else trace] = (module, list(targets))
     return list(variants.values())
+
+
+def _default_target_variants(text: str, path: str, options: Options) -> list[tuple[Module, list[Target]]]:
+    """With no targets configured, the default targets the file can be built for: a text that
+    uses an instruction its target lacks outside any `__CUDA_ARCH__` guard (an sm_80
+    `__reduce_add_sync` in the sm_60 text) does not compile there (availability.py), so that
+    target is no target of the file.  When no default target is left, the file is judged for
+    the lowest architecture its code states.  A note says so; configured targets are always
+    judged (WL010 there)."""
+    from .availability import required_arch
+    from .messages import instr_name
+    variants = _cuda_variants(text, path, options, [Target.parse(n) for n in DEFAULT_TARGETS])
+    kept, demands = [], []
+    for module, targets in variants:
+        need = required_arch(module)
+        buildable = [t for t in targets if need is None or t.sm >= need[0]]
+        if buildable:
+            kept.append((module, buildable))
+        if len(buildable) < len(targets):
+            demands.append((need, [t for t in targets if t not in buildable]))
+    if not demands:
+        return variants
+    if not kept:
+        kept = _cuda_variants(text, path, options, [Target(min(need[0] for need, _ in demands))])
+    judged = ", ".join(t.name for _, targets in kept for t in targets)
+    notes: dict[tuple, list[Target]] = {}  # one note per instruction, naming every target it rules out
+    for (sm, ins), dropped in demands:
+        notes.setdefault((sm, instr_name(ins), ins.loc), []).extend(dropped)
+    for (sm, name, loc), dropped in notes.items():
+        kept[0][0].diagnostics.append(Diagnostic(loc, "note", (
+            f"'{name}' needs sm_{sm}: this code cannot be built for the default target{'s' if len(dropped) > 1 else ''} "
+            f"{', '.join(t.name for t in dropped)}, so it is judged for {judged} "
+            f"(name the targets with --target or `targets` in the configuration)")))
+    return kept
 
 
 def _merge_variants(per_variant: list[list[Finding]]) -> list[Finding]:

@@ -1,6 +1,7 @@
 """WL001 deprecated non-.sync primitives; WL010 instructions the target/PTX ISA lacks."""
 from __future__ import annotations
 
+from ..availability import WARP_NEEDS
 from ..findings import Edit, Fix
 from ..messages import NonSyncPrimitive, Requirement, UnavailableOnTarget, instr_name
 from ..sources import lines_of
@@ -86,22 +87,12 @@ def deprecated_non_sync(ctx: Context) -> None:
                    severity="error" if removed else "warning", block=op.block)
 
 
-_NEEDS = {  # op -> (min sm, min PTX ISA)
-    "match": (70, (6, 0)),
-    "redux": (80, (7, 0)),
-    "activemask": (30, (6, 2)),
-    "vote": (30, (6, 0)),
-    "shfl": (30, (6, 0)),
-    "syncwarp": (30, (6, 0)),
-}
-
-
 @rule("WL010")
 def unavailable_on_target(ctx: Context) -> None:
     for op in ctx.analysis.warp_ops:
         if op.kind in ("vote", "shfl") and not op.sync:
             continue
-        need = _NEEDS.get(op.kind)
+        need = WARP_NEEDS.get(op.kind)
         if need is None:
             continue
         unmet = _unmet(ctx, op.instr, *need)
