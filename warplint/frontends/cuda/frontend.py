@@ -397,8 +397,24 @@ def _parse_chunk(parser, chunk, rw, quote):
             return None, "nested too deeply", tried
         except (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError) as e:
             # pycparser's own failures on odd input (an assert, a Struct taken for a type name)
-            return None, f"cannot parse ({type(e).__name__})", tried
+            return None, _internal_failure(parser, toks, rw, quote, e), tried
     return None, err, tried
+
+
+def _internal_failure(parser, toks, rw, quote, e) -> str:
+    """Why an item did not parse when pycparser failed inside (an assert on an unbalanced `}`, a
+    Struct taken for a type name): the token its lexer had reached, and the construct there."""
+    try:
+        idx = parser.parser.clex._lineno - 1 - parser.offset  # one token per line
+    except AttributeError:  # a pycparser without this lexer
+        idx = -1
+    if not 0 <= idx < len(toks):
+        return f"cannot parse (the C parser failed inside: {type(e).__name__})"
+    tok = toks[idx]
+    construct = rw.facts.construct(tok)
+    why = (f"{construct} is not supported: --via-nvcc analyses it" if construct else
+           "it closes no '{' of this item" if tok.text == "}" else "a construct the C parser does not take")
+    return f"cannot parse {quote(tok)} ({why})"
 
 
 _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "default", "break",

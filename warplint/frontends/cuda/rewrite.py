@@ -109,6 +109,10 @@ class Rewriter:
                         out[-1] = prev.copy(text=prev.text + "__" + toks[i + 1].text)
                     i += 2
                     continue
+                if i + 1 < n and toks[i + 1].kind == "str":  # asm("..." ::"r"(x)): two colons, kept
+                    out.append(t)
+                    i += 1
+                    continue
                 i += 1  # leading ::, or A<..>::b
                 continue
             if x == "namespace" and t.kind == "id":
@@ -121,6 +125,8 @@ class Rewriter:
                     continue
                 while j < n and toks[j].text != ";":
                     j += 1
+                if out and out[-1].text == "using":  # `using namespace X;` goes as a whole
+                    out.pop()
                 i = j + 1
                 continue
             if x == "extern" and i + 1 < n and toks[i + 1].kind == "str":
@@ -409,6 +415,9 @@ class Rewriter:
                 depth -= 1
             elif x.text == ":" and depth == 0 and len(groups) < 4:
                 groups.append([])
+                continue
+            elif x.text == "::" and depth == 0 and len(groups) < 3:  # `::"r"(x)`: no outputs, lexed as one token
+                groups += [[], []]
                 continue
             groups[-1].append(x)
         out = [_tok(t, "id", "__warplint_asm"), _tok(t, "op", "(")]
