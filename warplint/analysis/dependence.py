@@ -57,6 +57,7 @@ class ControlDependence:
         self.cd = cfg.control_dependence  # block -> [(branch block, successor)]
         self.dependents = _dependents(self.cd)
         self.on_entry_path = _postdominators_of_entry(cfg)
+        self.loop_exits = loop_exits(cfg)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
 
     def deps(self, b: int) -> int:
@@ -84,6 +85,10 @@ class ControlDependence:
         stay = []  # (loop header, condition to stay in the loop) that differs between lanes
         index = self.rpo_index
         for x, s in deps:
+            entered = self._entered_if_all_exits_meet(masks, b, x, s)
+            if entered is not None:  # every lane that enters the loop gets here
+                fwd.append(entered)
+                continue
             cond = self.edge_cond.get((x, s))
             if cond is None:
                 continue
@@ -100,6 +105,30 @@ class ControlDependence:
         if fwd.is_empty():  # only reached round a loop (irreducible flow): be conservative
             return self._any_dependence(masks, deps)
         return fwd.and_(self._still_iterating(stay))
+
+    def _entered_if_all_exits_meet(self, masks: dict[int, LaneSet], b: int, x: int, s: int) -> LaneSet | None:
+        """The lanes that enter the loop that `x -> s` leaves, when `b` post-dominates every
+        block the loop exits to other than by aborting the grid (`trap`): every lane that
+        enters the loop reaches `b`, whatever the exit conditions and in whichever iteration
+        it leaves (a spin loop left on `__all_sync`, beside a timeout that traps)."""
+        exit_of = self.loop_exits.get((x, s))
+        if exit_of is None:
+            return None
+        header, targets = exit_of
+        post = self.cfg.postdominates
+        if EXIT in targets or not all(post(b, t) for t in targets):
+            return None
+        index = self.rpo_index
+        deps = [(y, t) for y, t in self.cd.get(header, ()) if index.get(y, 0) < index[header]]
+        if not deps:
+            return self.entry_mask if header in self.on_entry_path or header not in self.cd else None
+        parts = [self.entry_mask] if header in self.on_entry_path else []
+        for y, t in deps:
+            my, cond = masks.get(y), self.edge_cond.get((y, t))
+            if my is None or cond is None:
+                return None
+            parts.append(my.and_(cond))
+        return LaneSet.union(parts)
 
     def _any_dependence(self, masks: dict[int, LaneSet], deps) -> LaneSet:
         parts = []
@@ -169,6 +198,37 @@ def _postdominators_of_entry(cfg: CFG) -> set[int]:
         out.add(b)
         b = ipdom.get(b, EXIT)
     return out
+
+
+def loop_exits(cfg: CFG) -> dict[tuple[int, int], tuple[int, frozenset]]:
+    """Loop exit edge -> (loop header, the blocks the loop exits to), for the exits from which
+    the function can still end normally (not only by aborting the grid with `trap`).  The
+    innermost loop wins where an edge leaves several."""
+    ends = _can_end_normally(cfg)
+    out: dict[tuple[int, int], tuple[int, frozenset]] = {}
+    for header, body in cfg.loops.items():
+        kept = [(u, v) for u in body for v in cfg.succs(u)
+                if v not in body and (u if v == EXIT else v) in ends]
+        targets = frozenset(v for _, v in kept)
+        out.update((e, (header, targets)) for e in kept)
+    return out
+
+
+def _can_end_normally(cfg: CFG) -> set[int]:
+    """Blocks from which some path reaches a `ret`/`exit` (not a `trap`)."""
+    todo = [b for b in cfg.preds(EXIT) if b != EXIT and not _ends_in_trap(cfg, b)]
+    seen = set(todo)
+    while todo:
+        for p in cfg.preds(todo.pop()):
+            if p != EXIT and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+def _ends_in_trap(cfg: CFG, b: int) -> bool:
+    term = cfg.blocks[b].terminator
+    return term is not None and term.op == "trap"
 
 
 def loop_writes(cfg: CFG) -> dict[int, set]:

@@ -17,11 +17,12 @@ from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
-from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of
+from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
 
 _BRANCHES = ("bra", "ret", "exit", "trap", "brx")
 _SPACES = ("shared", "global", "local", "param", "const")
 _SHARED_SPACES = ("shared", "global", "generic")  # accesses that other threads can see
+_STRONG_LOADS = ("volatile", "relaxed", "acquire")  # may read a concurrent write without a race
 
 
 class MemoryCell(NamedTuple):
@@ -338,8 +339,23 @@ class Interpreter:
             key = ("ld", space, sym, getattr(addr_op, "offset", 0))
             return Aff(self.terms.get(key, "load"), ZEROS, 1, "block")
         if op in ("ld", "ldu") and is_uniform(addr) and space != "local":
-            return Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
+            return self._uniform_load(ins, space, addr)
         return Unk(self.terms.get(("ld", ins.opcode, addr, id(ins)), "load"))
+
+    def _uniform_load(self, ins: Instr, space: str, addr):
+        """A load at an address that is the same in every lane.  The lanes of a warp that
+        execute it together read one value.  A weak load gives the same value to the whole
+        scope of its address (the block, for `done[blockIdx.x]`): for two warps to read
+        different values, a write would have to fall between their executions of the load
+        with nothing ordering it (a barrier cannot: every warp of the block must reach it),
+        which is a data race, undefined in the PTX memory model.  A strong load (volatile,
+        relaxed, acquire: what polling code uses) may race without undefined behaviour, so
+        warps that run it at different times may see different values: warp-uniform at
+        most, and each such load is a value of its own (no two are assumed equal)."""
+        if any(m in ins.mods for m in _STRONG_LOADS):
+            key = ("ld", space, addr, id(ins))
+            return Aff(self.terms.get(key, "load"), ZEROS, 1, wider(scope_of(addr), "warp"))
+        return Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
 
 
 class _Semantics(NamedTuple):
