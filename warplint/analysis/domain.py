@@ -64,7 +64,7 @@ class Joins:
         self.cfg_id = cfg_id
         self.terms = terms
         self.lits = lits
-        self.widened: dict[MergePoint, int] = {}  # how often each point was joined
+        self.widened: dict[MergePoint, int] = {}  # the alignment each point's join last gave
 
     def point(self, block: int | None, reg: str) -> MergePoint:
         return MergePoint(self.cfg_id, block, reg)
@@ -207,11 +207,12 @@ class Joins:
             off, align = j
             if a.base == t:
                 off = a.off
-            # widening: a merge point whose alignment keeps shrinking (off /= 2) jumps to 1
-            seen = self.widened.get(point, 0) + 1
-            self.widened[point] = seen
-            if seen > 1:
-                align = 1
+            # widening: a merge point whose alignment shrinks (off /= 2) jumps to 1; one that
+            # keeps it (idx += blockDim.x) keeps it
+            last = self.widened.get(point)
+            if last is not None and align != last:
+                align = 1 if align < last else last
+            self.widened[point] = align
             return Aff(t, off, align, scope)
         if a.uniform and v.uniform:
             return Aff(t, ZEROS, 1, scope)

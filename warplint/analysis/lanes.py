@@ -433,3 +433,15 @@ def describe(s: LaneSet, lits: Literals) -> str:
 def _condition(info: LitInfo, positive: bool, words) -> str:
     line = getattr(info.loc, "line", None)
     return words(info.text, positive, line)
+
+
+def together(s: LaneSet, a: int, b: int, lits: "Literals") -> bool:
+    """Is lane `b` in `s` whenever lane `a` is, and conversely?  So when both lie in exactly the
+    same cubes and those cubes' conditions are warp-uniform (one truth value for both lanes):
+    the lanes of an aligned group that share every condition (`idx < n4` with n4 a multiple of
+    4, for the 4 lanes of a group)."""
+    for bits, l in s.cubes:
+        ina, inb = bits >> a & 1, bits >> b & 1
+        if ina != inb or ina and any(lits[x].kind != "uniform" for x in l):
+            return False
+    return True

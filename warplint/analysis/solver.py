@@ -68,7 +68,7 @@ class Solver:
                 warp_ops.extend(rec.warp_ops)
                 barriers.extend(rec.barriers)
                 accesses.extend(rec.accesses)
-        if any(too_many_conditions(op.active, op.member or EMPTY) for op in warp_ops) or any(
+        if any(too_many_conditions(*pair) for op in warp_ops for pair in _compared_sets(op)) or any(
                 too_many_conditions(bar.active) for bar in barriers):
             self.notes.append("analysis work bound reached: some warp primitives depend on too many "
                               "conditions to compare their lanes exactly; their findings are "
@@ -178,3 +178,10 @@ class Solver:
             self.out_env[b] = env
         return edges_changed, out_changed
 
+
+def _compared_sets(op) -> list:
+    """The (active lanes, membermask) pairs the checks compare for a warp primitive: one per
+    group of lanes sharing a membermask when it differs between lanes (logical sub-warps)."""
+    if op.member is None and op.member_groups:
+        return [(op.active.and_bits(bits), m) for bits, m in op.member_groups]
+    return [(op.active, op.member or EMPTY)]

@@ -16,7 +16,9 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b:
         "geu": lambda a, b: a >= b}
 _CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<",
              "ls": "<=", "hi": ">", "hs": ">="}
-MAX_GROUPS = 8  # lanes in at most this many groups of equal offsets compare group by group
+MAX_GROUPS = 8  # lanes in at most this many groups (of equal offsets or aligned blocks) compare group by group
+_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "lo": "hi", "ls": "hs", "hi": "lo", "hs": "ls"}
+_INT_ORDER = {"lt": 0, "ge": 0, "lo": 0, "hs": 0, "le": 1, "gt": 1, "ls": 1, "hi": 1, "eq": None, "ne": None}
 _OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
              "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
 _UNORDERED = ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
@@ -202,6 +204,11 @@ class Evaluator:
         if op == "and" and al and c and mask and (c | ((c & -c) - 1)) & mask == mask and al % (c & -c) == 0:
             # clearing low bits B already has clear: tid.x & ~31 is the warp's first thread
             return Aff(a.base, tuple(x & c for x in a.off), al, a.scope)
+        if op == "and" and a.uniform and c and mask and (c | ((c & -c) - 1)) & mask == mask:
+            # clearing the low bits of a uniform unknown rounds it down to a multiple of the
+            # lowest bit kept: (n + 3) & ~3 is a multiple of 4
+            t = self.terms.get(("and", a.base, a.off[0], c), "and")
+            return Aff(t, ZEROS, c & -c, a.scope)
         if op == "rem" and c > 0 and al and al % c == 0 and min(a.off) >= 0:
             return exact(x % c for x in a.off)
         div = None
@@ -260,24 +267,29 @@ class Evaluator:
         return Pred(LaneSet.lit(-lit if negate else lit))
 
     def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
-        """x = B + off[l] with few distinct offsets (`row = gtid / 8`: the lanes of each aligned
-        group of 8 share one) against a value that is the same in every lane: within a group the
-        comparison has one truth value, so it is one warp-uniform condition per group."""
+        """x = B + off[l] against y = C + c, the same in every lane, where B and C are multiples
+        of g (a power of two up to 32, the alignment both unknowns share; g = 1 when nothing is
+        known).  B - C is a multiple of g, so lanes whose `off - c` lie in one aligned block of g
+        values agree on `x < y`: the comparison is one warp-uniform condition per group of
+        lanes.  `row = gtid / 8` (g = 1: the 8 lanes of a row share one offset); `idx < n4` with
+        idx = threadIdx.x + k * blockDim.x and n4 = (n + 3) & ~3 (g = 4: aligned groups of 4
+        lanes).  Each group is judged on a representative offset of its block."""
         if isinstance(a, Aff) and not a.uniform and self.uniform(b):
-            x, swap = a, False
+            x, y, swap = a, b, False
         elif isinstance(b, Aff) and not b.uniform and self.uniform(a):
-            x, swap = b, True
+            x, y, swap = b, a, True
         else:
             return None
-        groups: dict[int, int] = {}
-        for lane, o in enumerate(x.off):
-            groups[o] = groups.get(o, 0) | (1 << lane)
+        oriented = _SWAPPED.get(cmp, cmp) if swap else cmp
+        g = _shared_alignment(x, y) if bits > 0 and oriented in _INT_ORDER else 1
+        c = y.off[0] if isinstance(y, Aff) else 0
+        known, groups = _lane_groups(x.off, c, g, oriented)
         if len(groups) > MAX_GROUPS:
             return None
-        out = LaneSet()
-        for o, lanes in groups.items():
-            xo = Aff(x.base, (o,) * 32, x.align, x.scope) if x.base else const(o)
-            args = (b, xo) if swap else (xo, b)
+        out = LaneSet.const(known)
+        for rep, lanes in groups.items():
+            xr = Aff(x.base, (rep,) * 32, x.align, x.scope) if x.base else const(rep)
+            args = (y, xr) if swap else (xr, y)
             out = out.or_(self.compare(cmp, *args, bits, signed, text, loc, neg_text).lanes.and_bits(lanes))
         return Pred(out)
 
@@ -368,6 +380,38 @@ def _canonical(cmp: str, a, b, integer: bool, signed: bool):
     if cmp == "le":
         return ("cmp", "ge", kind, b, a), False
     return ("cmp", cmp, kind, a, b), False
+
+
+def _shared_alignment(x: Aff, y) -> int:
+    """The largest power of two, up to 32, that the unknown parts of `x` and `y` are both
+    multiples of (an exact value has no unknown part)."""
+    g = 32
+    for v in (x, y):
+        if not isinstance(v, Aff):
+            return 1
+        if not v.exact:
+            al = v.align if v.align > 0 else 1
+            g = min(g, al & -al)
+    return g
+
+
+def _lane_groups(offs, c: int, g: int, cmp: str):
+    """Lanes whose `B + off cmp C + c` has one truth value (B - C a multiple of g): the lanes
+    where it is known to hold, and {representative offset: lanes} for the others.  `<` and
+    `>=` hold together on a block off - c in [g*k, g*k + g); `<=` and `>` on off - c - 1 in
+    it; `==` cannot hold where off - c is not a multiple of g, and is per offset elsewhere."""
+    adj = _INT_ORDER.get(cmp)
+    known, groups = 0, {}
+    for lane, o in enumerate(offs):
+        if adj is not None:
+            rep = g * ((o - c - adj) // g) + c + adj
+        elif (o - c) % g:
+            known |= (1 << lane) if cmp == "ne" else 0
+            continue
+        else:
+            rep = o
+        groups[rep] = groups.get(rep, 0) | (1 << lane)
+    return known, groups
 
 
 def _bits(flags) -> int:

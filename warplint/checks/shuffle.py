@@ -5,7 +5,7 @@ from itertools import product
 
 from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lane
-from ..analysis.lanes import MAX_VARS, definite_bits
+from ..analysis.lanes import MAX_VARS, definite_bits, together
 from ..analysis.values import Aff
 from ..messages import ShflClampInvalid, ShflSegmentMaskInvalid, ShuffleSourceInvalid, ShuffleWidthInvalid
 from . import Context, rule
@@ -79,8 +79,8 @@ def shfl_source_invalid(ctx: Context) -> None:
                 continue
             if active >> j & 1 and (member is None or member >> j & 1):
                 # the source can be here; on sm_70+ it may also have exited (early return)
-                if sure >> j & 1 or not ctx.target.independent_scheduling or not sure >> lane & 1 \
-                        and sure:
+                if sure >> j & 1 or together(op.active, lane, j, fa.lits) or not ctx.target.independent_scheduling \
+                        or not sure >> lane & 1 and sure:
                     continue
                 if exited is None:
                     exited = _exits(fa, op, ctx.kernel)

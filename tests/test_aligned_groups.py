@@ -1,0 +1,56 @@
+"""Aligned groups of lanes (issue 12, class 1): a per-lane value compared with a uniform one,
+both with unknown parts that are multiples of a power of two g, is one warp-uniform condition
+per aligned group of g lanes."""
+from warplint.analysis.lanes import FULL, LaneSet, Literals, together
+from warplint.analysis.transfer import Evaluator, _lane_groups
+from warplint.analysis.values import LANES, ZEROS, Aff, Terms
+
+
+def _evaluator():
+    return Evaluator(Terms(), Literals(), kernel=True, params=set())
+
+
+def test_lane_groups_blocks_of_g_offsets():
+    # B + lane < C + 0 with B, C multiples of 4: one truth value per 4 aligned lanes
+    known, groups = _lane_groups(LANES, 0, 4, "lt")
+    assert known == 0 and sorted(groups.values()) == sorted(0xF << (4 * k) for k in range(8))
+    # `<=` shifts the blocks by one: offsets 1..4 share a truth value, 0 is the previous block
+    _, groups = _lane_groups(LANES, 0, 4, "le")
+    assert groups[1] == 0x1E and groups[-3] == 0x1
+    # `==` cannot hold where off - c is not a multiple of g
+    known, groups = _lane_groups(LANES, 0, 4, "ne")
+    assert known == FULL & ~0x11111111 and sorted(groups) == list(range(0, 32, 4))
+
+
+def test_counter_against_multiple_of_four_is_uniform_per_group():
+    ev = _evaluator()
+    idx = Aff(ev.terms.get(("t",), "idx"), LANES, 32, "warp")  # threadIdx.x + k * blockDim.x
+    n4 = Aff(ev.terms.get(("n4",), "n4"), ZEROS, 4, "block")  # (n + 3) & ~3
+    lanes = ev.compare("lt", idx, n4, 32, True, "idx < n4", None).lanes
+    assert len(lanes.lits) == 8
+    assert all(ev.lits[x].kind == "uniform" for x in lanes.lits)
+    assert together(lanes, 4, 7, ev.lits) and not together(lanes, 3, 4, ev.lits)
+
+
+def test_bound_not_a_multiple_of_the_group_is_per_lane():
+    ev = _evaluator()
+    idx = Aff(ev.terms.get(("t",), "idx"), LANES, 32, "warp")
+    n = Aff(ev.terms.get(("n",), "n"), ZEROS, 1, "block")
+    lanes = ev.compare("lt", idx, n, 32, True, "idx < n", None).lanes
+    assert not together(lanes, 4, 5, ev.lits)
+
+
+def test_and_with_low_bits_cleared_rounds_a_uniform_value():
+    ev = _evaluator()
+    n = Aff(ev.terms.get(("n",), "n"), ZEROS, 1, "block")
+    n4 = ev.arith("and", ev.arith("add", n, Aff(0, (3,) * 32), 32), Aff(0, (~3 & FULL,) * 32), 32)
+    assert isinstance(n4, Aff) and n4.uniform and n4.align == 4
+
+
+def test_together_needs_uniform_conditions():
+    lits = Literals()
+    p = lits.get("p", "lane", "lane", "x[lane] > 0")
+    u = lits.get("u", "uniform", "warp", "w < n")
+    assert not together(LaneSet.lit(p, 0xF), 0, 1, lits)  # a per-lane condition: each lane its own
+    assert together(LaneSet.lit(u, 0xF), 0, 1, lits)
+    assert not together(LaneSet.lit(u, 0x1), 0, 1, lits)
