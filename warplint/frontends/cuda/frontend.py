@@ -14,7 +14,7 @@ from ...ir import Diagnostic, Loc, Module
 from .cxx import desugar
 from .lexer import Tok, brief, quotable
 from .preprocess import cuda_defines, preprocess
-from .warpcode import warp_functions
+from .warpcode import uses_cooperative_groups, warp_functions
 from .rewrite import Rewriter
 
 _ERR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
@@ -150,6 +150,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
     if deep is not None:
         raise InputError(Loc(deep.path, deep.line, deep.col), f"input nested deeper than {MAX_NESTING} levels")
     rw = Rewriter()
+    rw.cooperative_groups = uses_cooperative_groups(toks)
     toks, rw.facts = desugar(toks, rw.typedefs)
     notes.display = rw.facts.display
     for tok, msg in rw.facts.notes:

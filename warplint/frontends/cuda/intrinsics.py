@@ -77,14 +77,13 @@ def call(lw, e):
     if name is None:
         from pycparser import c_ast as A
         n = e.name
-        if isinstance(n, A.StructRef) and isinstance(n.name, A.ID) and n.field.name == "sync" and not args:
-            v = lw.scope.find(n.name.name)
-            if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK:
-                lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{n.name.name}.sync")
-                return Imm(0), INT
+        if isinstance(n, A.StructRef) and n.field.name == "sync" and not args and _is_block_group(lw, n.name):
+            who = n.name.name if isinstance(n.name, A.ID) else _name(n.name) + "()"
+            lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{who}.sync")
+            return Imm(0), INT
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
             obj = lw.scope.find(n.name.name)
-            group = _group(obj)
+            group = _group(obj) or _generic_group(lw, obj, n.field.name)
             if group is not None:
                 r = tile_method(lw, e, n.field.name, *group, args, discard)
                 if r is not None:
@@ -137,11 +136,17 @@ def call(lw, e):
             size = cv if isinstance(cv, int) else None
         for a in args[:1]:
             lw.rvalue(a)
-        d = lw.temp()
-        lw.emit("mov.u32", (d,), (Imm(0),), loc, text="tiled_partition")
-        if size in (1, 2, 4, 8, 16, 32):
-            return d, T(Kind.BITS, 32, name=("tile", size))
-        return d, OPAQUE
+        if size not in (1, 2, 4, 8, 16, 32):  # a size known at run time only (a macro from an unread header)
+            size = None
+        if size is not None:
+            m = _tile_mask(lw, size, loc)
+        elif len(args) == 2:
+            m = _tile_mask_of(lw, lw.rvalue(args[1])[0], loc)
+        else:
+            m = None  # no size: not a tile
+        d = lw.temp()  # a group's value is its membermask: a helper it is passed to reads it from there
+        lw.emit("mov.u32", (d,), (m if m is not None else Imm(0),), loc, text="tiled_partition")
+        return d, (T(Kind.BITS, 32, name=("tile", size)) if m is not None else OPAQUE)
     if name == "coalesced_threads" and not args:  # the active lanes, as a group
         d = lw.temp()
         lw.emit("activemask.b32", (d,), (), loc, text=name)
@@ -158,9 +163,10 @@ def call(lw, e):
         v, vt = lw.rvalue(args[1])
         for a in args[2:]:
             lw.rvalue(a)
+        m = _group_mask(lw, *group, loc)
+        c = _shfl_c(lw, _group_size(lw, *group, loc), 0x1F, loc)
         d = lw.temp()
-        lw.emit("shfl.sync.bfly.b32", (d,), (v, Imm(1), Imm(((32 - group[0]) << 8) | 0x1F),
-                                            _group_mask(lw, *group, loc)), loc, text=name)
+        lw.emit("shfl.sync.bfly.b32", (d,), (v, Imm(1), c, m), loc, text=name)
         return d, vt
     if name == "sync" and len(args) == 1:
         from pycparser import c_ast as A
@@ -327,6 +333,16 @@ def _copy_back(lw, outs, loc):
 _CG_BLOCK = ("thread_block", "grid_group")
 
 
+def _is_block_group(lw, e) -> bool:
+    """Is `e` the thread block or the grid as a group: a variable of that type, or
+    `this_thread_block()`/`this_grid()` itself (its `.sync()` is a barrier of the block)?"""
+    from pycparser import c_ast as A
+    if isinstance(e, A.ID):
+        v = lw.scope.find(e.name)
+        return v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK
+    return isinstance(e, A.FuncCall) and _name(e) in ("this_thread_block", "this_grid") and not _args(e)
+
+
 def _type_name(t):
     return t.name if isinstance(t.name, str) else None
 
@@ -336,17 +352,43 @@ def _is_id(e) -> bool:
     return isinstance(e, A.ID)
 
 
+_CG_TILE_TYPES = ("thread_block_tile", "thread_group")  # declared types of a tile whose size is not known
+_COLLECTIVES = frozenset(["shfl", "shfl_up", "shfl_down", "shfl_xor", "any", "all", "ballot", "sync",
+                          "thread_rank"])
+
+
 def _group(var):
-    """(size, membermask register or None) of a variable holding a cooperative-groups group: a
-    tile of `size` lanes (its mask follows from the lane), or a coalesced/labeled group (its mask
-    is the variable's value); None for anything else."""
-    if var is None or var.kind != "reg" or not isinstance(var.type.name, tuple):
+    """(size, membermask register or None) of a variable holding a cooperative-groups group:
+    a tile of `size` lanes (its mask follows from the lane), a coalesced/labeled group (size 32:
+    its lanes are counted by rank; its mask is the variable's value), or a tile whose size is not
+    known here (size None: a `thread_block_tile<N>` parameter, a size from an unread macro; its
+    mask is the variable's value, as the group's creation computed it); None for anything else."""
+    if var is None or var.kind != "reg":
         return None
-    if var.type.name[0] == "tile":
-        return var.type.name[1], None
-    if var.type.name[0] == "coalesced":
+    name = var.type.name
+    if name == "coalesced_group":
+        return 32, Reg(var.name)
+    if name in _CG_TILE_TYPES:
+        return None, Reg(var.name)
+    if not isinstance(name, tuple):
+        return None
+    if name[0] == "tile":
+        return (name[1], None) if name[1] is not None else (None, Reg(var.name))
+    if name[0] == "coalesced":
         return 32, Reg(var.name)
     return None
+
+
+def _generic_group(lw, var, method):
+    """A parameter of a type warplint does not know (`template <typename CG> f(CG const& g)`)
+    whose collective method is called, in a file that uses cooperative groups: a tile of the
+    warp whose size is not known here (its mask is the value the caller passed)."""
+    if var is None or var.kind != "reg" or not lw.rw.cooperative_groups or method not in _COLLECTIVES:
+        return None
+    name = var.type.name
+    if not isinstance(name, str) or name in _CG_BLOCK or name in lw.rw.structs:
+        return None
+    return None, Reg(var.name)
 
 
 def _rank_lane(lw, mask, mode, b, loc):
@@ -369,6 +411,29 @@ def _group_mask(lw, size, mask, loc):
     return mask if mask is not None else _tile_mask(lw, size, loc)
 
 
+def _group_size(lw, size, mask, loc):
+    """The number of lanes of the group: its lanes' count when its size is not known here."""
+    if size is not None:
+        return Imm(size)
+    d = lw.temp()
+    lw.emit("popc.b32", (d,), (mask,), loc)
+    return d
+
+
+def _tile_mask_of(lw, size, loc):
+    """Membermask of the calling lane's tile of `size` lanes, `size` a register (a power of 2 up
+    to 32): the low `size` bits, shifted to the tile's first lane."""
+    n = lw.temp()
+    lw.emit("sub.s32", (n,), (Imm(32), size), loc)
+    ones = lw.temp()
+    lw.emit("shr.b32", (ones,), (Imm(0xFFFFFFFF), n), loc)
+    b = lw.temp()
+    lw.emit("and.b32", (b,), (Reg("%laneid"), n), loc)
+    m = lw.temp()
+    lw.emit("shl.b32", (m,), (ones, b), loc)
+    return m
+
+
 def _tile_mask(lw, size, loc):
     """Membermask of the calling lane's tile of `size` lanes."""
     if size == 32:
@@ -389,7 +454,7 @@ def tile_method(lw, e, method, size, mask, args, discard):
     membermask is the register `mask`) as the warp primitives they are."""
     loc = call_loc(lw, e, method)
     text = method
-    if mask is not None and method in ("thread_rank", "size", "num_threads") and not args:
+    if mask is not None and method in ("thread_rank", "size", "num_threads") and not args:  # count the lanes
         below = mask
         if method == "thread_rank":  # the group's lanes below this one
             below = lw.temp()
@@ -402,10 +467,10 @@ def tile_method(lw, e, method, size, mask, args, discard):
         b, _ = lw.rvalue(args[1])
         mode = _TILE_SHFL[method]
         m = _group_mask(lw, size, mask, loc)
-        if mask is not None:  # a coalesced group counts lanes by rank: the source is its lane of that rank
+        if mask is not None and size is not None:  # a coalesced group counts lanes by rank: the source is its lane of that rank
             b, mode = _rank_lane(lw, mask, mode, b, loc), "idx"
+        c = _shfl_c(lw, _group_size(lw, size, mask, loc), 0 if mode == "up" else 0x1F, loc)
         d = lw.temp()
-        c = Imm(((32 - size) << 8) | (0 if mode == "up" else 0x1F))
         lw.emit(f"shfl.sync.{mode}.b32", (d,), (v, b, c, m), loc, text=text)
         return d, vt
     if method in _TILE_VOTE and len(args) == 1:
@@ -470,22 +535,26 @@ def shfl(lw, e, name, args, loc):
         w, _ = lw.rvalue(rest[2])
     else:
         w = Imm(32)
-    if isinstance(w, Imm) and isinstance(w.value, int):
-        c = Imm(((32 - w.value) << 8) | clamp)
-    else:
-        t1 = lw.temp()
-        lw.emit("sub.s32", (t1,), (Imm(32), w), loc)
-        t2 = lw.temp()
-        lw.emit("shl.b32", (t2,), (t1, Imm(8)), loc)
-        if clamp:
-            t3 = lw.temp()
-            lw.emit("or.b32", (t3,), (t2, Imm(clamp)), loc)
-            t2 = t3
-        c = t2
+    c = _shfl_c(lw, w, clamp, loc)
     d = lw.temp()
     srcs = (v, b, c) + ((m,) if sync else ())
     lw.emit(f"shfl.{'sync.' if sync else ''}{mode}.b32", (d,), srcs, loc, text=name)
     return d, vt if not vt.is_ptr else vt
+
+
+def _shfl_c(lw, width, clamp, loc):
+    """The c operand of shfl for segments of `width` lanes (an immediate or a register)."""
+    if isinstance(width, Imm) and isinstance(width.value, int):
+        return Imm(((32 - width.value) << 8) | clamp)
+    t1 = lw.temp()
+    lw.emit("sub.s32", (t1,), (Imm(32), width), loc)
+    t2 = lw.temp()
+    lw.emit("shl.b32", (t2,), (t1, Imm(8)), loc)
+    if clamp:
+        t3 = lw.temp()
+        lw.emit("or.b32", (t3,), (t2, Imm(clamp)), loc)
+        t2 = t3
+    return t2
 
 
 def inline_asm(lw, e, args):

@@ -83,6 +83,7 @@ class Rewriter:
         self.structs: set[str] = set()  # struct/class names
         self.shared_structs: set[str] = set()  # SharedMemory<T>-style wrappers of extern __shared__
         self.facts = Facts()  # from the C++ layer (cxx.py), for the lowering
+        self.cooperative_groups = False  # does the file use cooperative groups (warpcode.uses_cooperative_groups)?
 
     def run(self, toks: list[Tok]) -> list[Tok]:
         toks = self._scopes(toks)

@@ -48,21 +48,39 @@ class WarpFunction:
     end_line: int  # the closing brace
     start_line: int  # the first token of the declaration
     primitives: list[Primitive] = field(default_factory=list)
-    specifiers: list[Tok] = field(default_factory=list)  # the tokens before the name
+    specifiers: list[Tok] = field(default_factory=list)  # the tokens before the name, template parameters left out
 
 
 def warp_functions(toks: list[Tok], path: str) -> list[WarpFunction]:
     """The functions defined in `path` (not in an included file) that call warp primitives."""
-    cg = any(t.kind == "id" and (t.text in ("cooperative_groups", "thread_block_tile", "coalesced_group")
-                                 or (t.text == "cg" and i + 1 < len(toks) and toks[i + 1].text == "::"))
-             for i, t in enumerate(toks))
+    cg = uses_cooperative_groups(toks)
     out = []
     for head, named, body, end in definitions(toks):
         name = toks[named]
         prims = _primitives(toks, body, end, cg)
         if prims and name.path == path:
             out.append(WarpFunction(name.text, Loc(path, name.line, name.col), toks[end].line,
-                                    toks[head].line, prims, toks[head:named]))
+                                    toks[head].line, prims, _specifiers(toks, head, named)))
+    return out
+
+
+def uses_cooperative_groups(toks: list[Tok]) -> bool:
+    return any(t.kind == "id" and (t.text in ("cooperative_groups", "thread_block_tile", "coalesced_group")
+                                   or (t.text == "cg" and i + 1 < len(toks) and toks[i + 1].text == "::"))
+               for i, t in enumerate(toks))
+
+
+def _specifiers(toks, head: int, named: int) -> list[Tok]:
+    """The tokens before a function's name, its `template <...>` parameter lists left out (a
+    `typename CG` there is a type parameter, not a macro nothing defines)."""
+    out = []
+    k = head
+    while k < named:
+        if toks[k].text == "template" and k + 1 < named and toks[k + 1].text == "<":
+            k = template_end(toks, k + 1, named) + 1
+            continue
+        out.append(toks[k])
+        k += 1
     return out
 
 
