@@ -40,11 +40,13 @@ class BlockRecord:
 
 
 class Interpreter:
-    def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals):
+    def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals,
+                 fields: dict[str, list[str]] | None = None):
         self.ev = ev
         self.joins = joins
         self.terms = terms
         self.lits = lits
+        self.fields = fields or {}  # struct register -> its fields read but never written
         self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
         self._record = BlockRecord()
 
@@ -88,12 +90,21 @@ class Interpreter:
             if guarded and dest.name in env and env[dest.name] != value:
                 value = self._guarded_write(dest.name, env[dest.name], value)
             env[dest.name] = value
+            for f in self.fields.get(dest.name, ()):  # a whole struct written: its fields too
+                env[f] = self._part(value, f)
         elif isinstance(dest, Vec):
             for j, d in enumerate(dest.items):
-                part = value if is_uniform(value) else Unk(self.terms.get(("part", value, j), "part"))
-                if is_uniform(value) and isinstance(value, Aff) and not value.exact:
-                    part = Aff(self.terms.get(("part", value, j), "part"), ZEROS, 1, value.scope)
+                part = value if is_uniform(value) and not isinstance(value, Aff) else self._part(value, j)
                 self._set(env, d, part, guarded)
+
+    def _part(self, value, which):
+        """One part of a wider value (a vector element, a struct field): the same in every
+        lane where the whole is."""
+        if isinstance(value, Aff) and value.exact and value.uniform:
+            return value if isinstance(which, int) else Aff(self.terms.get(("part", value, which), "part"), ZEROS, 1, "block")
+        if isinstance(value, Aff) and value.uniform:
+            return Aff(self.terms.get(("part", value, which), "part"), ZEROS, 1, value.scope)
+        return Unk(self.terms.get(("part", value, which), "part"))
 
     def _guarded_write(self, reg: str, old, new):
         """`@p mov reg, new`: `new` on the lanes of p, `old` elsewhere."""

@@ -12,16 +12,36 @@ from __future__ import annotations
 from heapq import heappop, heappush
 
 from ..cfg import CFG, EXIT
+from ..ir import Addr
+from ..specials import is_special
 from .dependence import CHEAP_DEPS, ControlDependence, loop_writes
 from .domain import Incoming, Joins
 from .instructions import BlockRecord, Interpreter
 from .lanes import EMPTY, FULL_SET, STATS, LaneSet, Literals, too_many_conditions
-from .liveness import dead_after, names_of
+from .liveness import dead_after, names_of, registers
 from .results import FunctionAnalysis
 from .transfer import Evaluator
 from .values import Terms
 
 MAX_ROUNDS = 8
+
+
+def unwritten_fields(cfg: CFG) -> dict[str, list[str]]:
+    """Struct register -> the fields of it (`t.nRanks`) that the function reads but never
+    writes: they come with the whole struct (`t = team_of(comm)`), so writing `t` writes them."""
+    read, written = set(), set()
+    for blk in cfg.blocks:
+        for ins in blk.instrs:
+            for d in ins.dests:
+                registers(d, read if isinstance(d, Addr) else written)
+            for op in ins.srcs:
+                registers(op, read)
+    out: dict[str, list[str]] = {}
+    for name in sorted(read - written):
+        base = name.split(".", 1)[0]
+        if base != name and base in written and not is_special(name):
+            out.setdefault(base, []).append(name)
+    return out
 
 
 class Solver:
@@ -40,7 +60,7 @@ class Solver:
         self.preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in self.order}
         self.deps = ControlDependence(cfg, lits, entry_mask, self.index)
         self.joins = Joins(id(cfg), terms, lits)
-        self.interpreter = Interpreter(ev, self.joins, terms, lits)
+        self.interpreter = Interpreter(ev, self.joins, terms, lits, unwritten_fields(cfg))
         self.loop_writes = loop_writes(cfg)
         self.reg_names, self.dead_after = dead_after(cfg)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
