@@ -5,6 +5,11 @@ register name -> abstract value) on the block's lanes and records what the check
 warp primitives, barriers and memory accesses with the lanes that can execute them.  Operand
 values and arithmetic come from `transfer.Evaluator`; a guarded write meets the old value with
 `domain.Joins`.
+
+Loads: a load at an address that differs between lanes gives a per-lane value; one at a uniform
+address gives one value to the lanes of a warp that run it together, and, for a weak load, to
+the whole scope of the address (see `_uniform_load`: the boundary rests on data-race freedom;
+strong loads, which polling code uses, stay warp-uniform).
 """
 from __future__ import annotations
 
