@@ -167,15 +167,16 @@ def check(module: Module, analyses: list, targets: list[Target], options: Option
 def _for_any_arguments(uniform: list[Finding], varying: list[Finding]) -> list[Finding]:
     """A device function analysed on its own has unknown arguments: keep the findings that hold
     both with arguments the same in every lane and with arguments that differ per lane, each
-    as the weaker of the two (possible over definite)."""
+    as the weaker of the two (possible over definite).  Findings are matched by line: one
+    statement's finding may name another of its instructions in the other analysis."""
     weaker = {}
     for f in varying:
-        key = (f.rule_id, f.loc)
-        if key not in weaker or f.certainty == "possible":
-            weaker[key] = f
+        for key in ((f.rule_id, f.loc), (f.rule_id, f.loc.path, f.loc.line)):
+            if key not in weaker or f.certainty == "possible":
+                weaker[key] = f
     out = []
     for f in uniform:
-        other = weaker.get((f.rule_id, f.loc))
+        other = weaker.get((f.rule_id, f.loc)) or weaker.get((f.rule_id, f.loc.path, f.loc.line))
         if other is not None:
             out.append(other if other.certainty == "possible" and f.certainty == "definite" else f)
     return out

@@ -36,7 +36,7 @@ def _analyse(fn, module, options, inlined: set[int], table) -> FunctionAnalysis:
     fa = analyze_function(build_cfg(inline_calls(fn, module, inlined, table)), module, options,
                           Terms(), Literals())
     fa.any_arguments = None
-    varying = fn if fn.is_kernel else with_varying_arguments(fn, module.language)
+    varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table)
     if varying is not fn:
         fa.any_arguments = analyze_function(build_cfg(inline_calls(varying, module, set(), table)), module,
                                             options, Terms(), Literals())

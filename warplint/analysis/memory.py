@@ -133,6 +133,14 @@ def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:
     return False
 
 
+def _taken(fa: FunctionAnalysis, p: int, b: int) -> bool:
+    """Can some lane go from block `p` to `b`?  Not over a branch whose condition holds in no
+    lane: the exit test before the first iteration of `for (i = 0; i < 4; i++)`, so what comes
+    before such a loop reaches what follows it only through the body (and its barriers)."""
+    cond = fa.edge_cond.get((p, b))
+    return cond is None or cond.possible_bits != 0
+
+
 def _sibling_hazards(incoming: list[tuple], hazards: dict, lits, caller_pointers: bool) -> None:
     """Accesses on different incoming paths: `a` on a path that `c` is not on, and the other
     way round.  Each access is visited once with the set of paths it is on (linear in the
@@ -191,7 +199,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
         changed = False
         for b in order:
             pending: dict[int, MemAccess] = {}
-            incoming = [out_state[p] for p in cfg.preds(b) if p in out_state]
+            incoming = [out_state[p] for p in cfg.preds(b) if p in out_state and _taken(fa, p, b)]
             for state in incoming:
                 for acc in state:
                     pending[id(acc.instr)] = acc

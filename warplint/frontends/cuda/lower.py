@@ -843,14 +843,11 @@ class Lowerer:
             raise Unsupported("assignment to a constant")
         if isinstance(e, A.ArrayRef):
             base, bt = self.rvalue(e.name)
-            if not bt.is_ptr:
-                idx_base, it = base, bt
-                base, bt = self.rvalue(e.subscript)
-                sub_v, st = idx_base, it
-                if not bt.is_ptr:
-                    bt = T(Kind.POINTER, 64, elem=OPAQUE)
-            else:
-                sub_v, st = self.rvalue(e.subscript)
+            sub_v, st = self.rvalue(e.subscript)
+            if not bt.is_ptr and st.is_ptr:  # `i[p]`: the pointer is the subscript
+                base, bt, sub_v, st = sub_v, st, base, bt
+            elif not bt.is_ptr:  # `p[i]` with p of a type not known here (typedef from an unread header)
+                bt = T(Kind.POINTER, 64, elem=OPAQUE)
             elem = bt.elem or OPAQUE
             a = self.offset(base, sub_v, st, elem, loc)
             return Place("mem", a, elem, bt.space, bt.vol or elem.vol)
@@ -871,7 +868,7 @@ class Lowerer:
                 a = inner.where
                 if off:
                     a2 = self.temp("$a")
-                    self.emit("add.s64", (a2,), (a, Imm(off)), loc)
+                    self.emit("add.s64", (a2,), (a, _field_operand(off)), loc)
                     a = a2
                 return Place("mem", a, ft, inner.space, inner.vol or ft.vol)
             base, bt = self.rvalue(e.name)
@@ -880,7 +877,7 @@ class Lowerer:
             a = base
             if off:
                 a = self.temp("$a")
-                self.emit("add.s64", (a,), (base, Imm(off)), loc)
+                self.emit("add.s64", (a,), (base, _field_operand(off)), loc)
             return Place("mem", a, ft, bt.space if bt.is_ptr else None, bt.vol or ft.vol)
         if isinstance(e, A.Cast):
             return self.address(e.expr)
@@ -930,7 +927,9 @@ class Lowerer:
         ft = self.field_type(st, name)
         if name in ("x", "y", "z", "w"):
             return "xyzw".index(name) * ft.size, ft
-        return 0, ft
+        # a struct not defined here: an unknown offset, one per field name (no state space: the
+        # same in every thread), so that different fields are different addresses
+        return Sym(f"offsetof.{name}"), ft
 
     def offset(self, base, idx, it, elem, loc):
         """`base + idx * sizeof(elem)`.  A row whose length is a macro the file does not define
@@ -1206,6 +1205,12 @@ class Lowerer:
 
     def e_FuncCall(self, e):
         return call(self, e)
+
+
+def _field_operand(off):
+    """A field offset as an operand: a number, or the unknown offset of a field of a struct
+    not defined here."""
+    return Imm(off) if isinstance(off, int) else off
 
 
 def source_text(e) -> str:
