@@ -686,8 +686,8 @@ __global__ void k(int *a) { int v; get(v, 1); a[0] = v; a[1] = put(a[2]); }""")
 
 
 @pytest.mark.parametrize("body, construct", [
-    ("float a[2] = {1, 2}; for (float x : a) d[0] += x;", "range-for"),
-    ("auto [x, y] = make(); d[0] = x;", "a structured binding"),
+    ("for (float x : {1.f, 2.f}) d[0] += x;", "range-for"),  # over a braced list
+    ("auto &[x, y] = d; x = 1;", "a structured binding"),  # a reference, written
 ])
 def test_a_construct_the_cxx_layer_leaves_is_named_in_the_note(body, construct):
     m = parse("__global__ void k(float *d) { " + body + " __syncwarp(); }")
@@ -704,5 +704,5 @@ __global__ void k(int tx, int *swork) { red<SEG, int>(tx, swork); }""")
 
 
 def test_notes_name_a_function_of_a_namespace_as_written():
-    m = parse("namespace a { __device__ int f(int *d) { for (auto x : d) {} return __shfl_sync(1u, 1, 0); } }")
+    m = parse("namespace a { __device__ int f(int *d) { for (auto x : {1, 2}) {} return __shfl_sync(1u, 1, 0); } }")
     assert m.diagnostics[0].message.startswith("function 'a::f' not analysed")

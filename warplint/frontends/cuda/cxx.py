@@ -65,6 +65,19 @@ def alternative_tokens(toks: list[Tok]) -> list[Tok]:
             else t for t in toks]
 
 
+def lambda_specifiers(toks: list[Tok]) -> list[Tok]:
+    """`[&] __device__ (int r) {...}`: the execution space of a CUDA lambda, which the grammar
+    does not know, goes (a lambda is mapped to a `__device__` function).  Only after a lone `]`:
+    nothing else may follow one (after `]]`, an attribute, it is a function's qualifier)."""
+    out: list[Tok] = []
+    for i, t in enumerate(toks):
+        if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
+                (i < 2 or toks[i - 2].text != "]"):
+            continue
+        out.append(t)
+    return out
+
+
 def _separator(prev: Tok, t: Tok) -> bytes:
     """What stands between two tokens in the parser's text: nothing where they touched in the
     source (`operator()` is one name to the grammar), else a space or a line break."""
@@ -107,6 +120,7 @@ class Facts:
         self.values: set[str] = values or set()  # template value parameters: never type names
         self.tree, self.src = tree, src
         self.templates: set[str] = set()  # names of function and class templates (their `<...>` is gone)
+        self.mapped: set[int] = set()  # ids of the nodes of UNSUPPORTED types this layer did map
         self.at: dict | None = None  # (path, line, col) -> byte offset, built on the first question
 
     def construct(self, tok: Tok) -> str | None:
@@ -122,12 +136,13 @@ class Facts:
         n = self.tree.root_node.descendant_for_byte_range(b, b) if b is not None else None
         statement = None
         while n is not None:
-            if n.type in UNSUPPORTED:
+            if n.type in UNSUPPORTED and n.id not in self.mapped:
                 return UNSUPPORTED[n.type]
             if statement is None and (n.type.endswith("statement") or n.type == "declaration"):
                 statement = n
             n = n.parent
         inside = _nodes(statement, tuple(UNSUPPORTED)) if statement is not None else []
+        inside = [m for m in inside if m.id not in self.mapped]
         return UNSUPPORTED[inside[0].type] if inside else None  # in the statement of the error
 
 
@@ -144,7 +159,7 @@ UNSUPPORTED = {  # C++ this layer leaves as it is, in the words of a note
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     """The tokens with the C++ constructs this layer knows desugared, and the facts about them."""
-    toks = alternative_tokens(toks)
+    toks = lambda_specifiers(alternative_tokens(toks))
     if not toks:
         return toks, Facts()
     src = Source(toks)
@@ -158,6 +173,7 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     layer.typenames -= layer.values
     facts = Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
     facts.templates = layer.templates
+    facts.mapped = layer.lambdas | set(layer.range_fors) | layer.bindings
     return out, facts
 
 
@@ -173,10 +189,14 @@ def _walk(root):
 _NAMING = ("template_declaration", "namespace_alias_definition", "type_definition", "alias_declaration", "type_parameter_declaration",
            "optional_type_parameter_declaration", "struct_specifier", "class_specifier", "union_specifier",
            "enum_specifier", "function_definition", "declaration", "parameter_declaration",
-           "optional_parameter_declaration")
+           "optional_parameter_declaration", "variadic_type_parameter_declaration")
 _TARGETS = ("call_expression", "init_declarator", "declaration", "reference_declarator", "qualified_identifier",
             "function_declarator", "template_declaration", "abstract_reference_declarator", "return_statement",
-            "assignment_expression", "static_assert_declaration", "compound_literal_expression")
+            "assignment_expression", "static_assert_declaration", "compound_literal_expression", "for_range_loop")
+_KEEPS_TEMPLATE_ARGUMENTS = ("tiled_partition", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
+_TARGETS += ("template_function", "parameter_pack_expansion", "variadic_declarator", "sizeof_expression",
+             "new_expression", "decltype", "if_statement", "switch_statement", "alias_declaration",
+             "type_definition")  # types and expressions
 def _nodes(root, types) -> list:
     """The nodes of these types under `root` (and `root`), in document order, outer ones first
     (a tree cursor's walk: fast, and no query to compile in every process)."""
@@ -223,6 +243,7 @@ def _is_const(decl) -> bool:
 
 
 _WRITES = ("assignment_expression", "update_expression")
+_PLACES = ("identifier", "field_expression", "qualified_identifier")  # a range named, not computed
 
 
 def _written_reference(param, d) -> bool:
@@ -244,7 +265,11 @@ def _may_write(param, declarator) -> bool:
     body = fn.child_by_field_name("body") if fn is not None else None
     if name is None or body is None:
         return True
-    wanted = _text(name)
+    return _written_in(body, _text(name))
+
+
+def _written_in(body, wanted: str) -> bool:
+    """Is the variable named `wanted` perhaps written in `body` (as `_may_write` says)?"""
     for use in _nodes(body, ("identifier",)):
         if _text(use) != wanted:
             continue
@@ -311,12 +336,19 @@ class _Layer:
         self.values: set[str] = set()  # names of template value parameters
         self.templates: set[str] = set()  # names of the templates defined
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
+        self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
+        self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
+        self.bindings: set[int] = set()  # ids of the structured bindings mapped
+        self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
+        self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
+        self.specialising = None  # the _Lambda whose callee is being rendered for it
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
-        everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier"})
+        everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier",
+                                                                  "lambda_expression"})
 
         def of(*types):  # the nodes of the one walk, in document order
             return [n for n in everything if n.type in types]
@@ -330,7 +362,12 @@ class _Layer:
             if (d := n.child_by_field_name("declarator")) is not None and d.type == "reference_declarator":
                 self._local_reference(n, d)
             elif (v := n.child_by_field_name("value")) is not None and v.type == "lambda_expression":
-                _Lambda(self, n, v).plan()
+                _Lambda(self, v, n).plan()
+        for n in of("for_range_loop"):
+            self._plan_range_for(n)
+        for n in of("lambda_expression"):
+            if n.id not in self.lambdas:
+                _Lambda(self, n).plan()
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
@@ -348,6 +385,22 @@ class _Layer:
         """Node `node` is rewritten by `handler` (decided by its class)."""
         self.fixed[node.id] = handler
         self.fixed_nodes.append(node)
+
+    def fix_specialised(self, node, handler) -> None:
+        """Node `node` is rewritten by `handler` while a callee is rendered for a lambda passed
+        to it (when the handler gives something), else as before."""
+        prior = self.fixed.get(node.id)
+        plain = prior is None and self._is_target(node)
+
+        def rewrite(n):
+            if self.specialising is not None and (new := handler(n)) is not None:
+                return new
+            if prior is not None:
+                return prior(n)
+            return getattr(self, "r_" + n.type)(n) if plain else None
+        if prior is None:
+            self.fixed_nodes.append(node)
+        self.fixed[node.id] = rewrite
 
     def declarations(self, fn) -> dict:
         """name -> [(start byte, type node, declarator)] of the parameters and locals of `fn`."""
@@ -404,9 +457,15 @@ class _Layer:
             if name is not None:
                 self.values.add(_text(name))
             return
+        if t == "declaration" or t in ("parameter_declaration", "optional_parameter_declaration") and \
+                n.child_by_field_name("declarator") is not None:  # not `b` in `int a(b);` (a value)
+            self._type_used(n.child_by_field_name("type"))
+        if t in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None and \
+                (name := n.child_by_field_name("name")) is not None:
+            self.class_bodies.add(_text(name))
         if t in ("type_definition", "alias_declaration", "type_parameter_declaration",
                  "optional_type_parameter_declaration", "struct_specifier", "class_specifier",
-                 "union_specifier", "enum_specifier"):
+                 "union_specifier", "enum_specifier", "variadic_type_parameter_declaration"):
             for c in n.children:
                 if c.type == "type_identifier":
                     self.typenames.add(_text(c))
@@ -423,6 +482,8 @@ class _Layer:
                     "field_declaration_list", "compound_statement")):
                 return
             qual = _namespace_path(n) + (_text(name),)
+            if t == "function_definition":
+                self.definitions.setdefault(_text(name), []).append(n)
             if len(qual) > 1:
                 self.functions.add(qual)
                 self.display[mangle(qual)] = "::".join(qual)
@@ -449,8 +510,9 @@ class _Layer:
         if block is None or block.type != "compound_statement" or name is None or name.type != "identifier" \
                 or value is None or value.type in ("initializer_list", "argument_list"):
             return
-        if _is_const(decl) or _text(ref.children[0]) == "&&":
-            return
+        if _is_const(decl) or _text(ref.children[0]) == "&&" or \
+                any(c.type == "structured_binding_declarator" for c in ref.children):
+            return  # `auto &[a, b] = v`: a structured binding (see _binding)
         r = _text(name)
         uses = []
         for m in _walk(block):
@@ -475,12 +537,28 @@ class _Layer:
         t = n.type
         if t == "call_expression":
             return self._cast_type(n) is not None or self._method_call(n) is not None or \
-                self._tile_size(n) is not None
+                self._tile_size(n) is not None or self._constructed(n) is not None
+        if t == "template_function":
+            return self._template_value(n)
+        if t in ("parameter_pack_expansion", "variadic_declarator"):
+            return True
+        if t == "sizeof_expression":
+            return any(c.type == "..." for c in n.children)
+        if t == "new_expression":
+            return n.child_by_field_name("placement") is not None and n.child_by_field_name("declarator") is None
+        if t == "decltype":
+            return n.parent is None or n.parent.type != "qualified_identifier"
+        if t in ("if_statement", "switch_statement"):
+            return self._with_initialiser(n) is not None
+        if t in ("alias_declaration", "type_definition"):
+            return self._aliased(n) is not None
         if t == "init_declarator":
             v = n.child_by_field_name("value")
             return v is not None and v.type in ("argument_list", "initializer_list") or n.id in self.local_refs
+        if t == "for_range_loop":
+            return n.id in self.range_fors
         if t == "declaration":
-            return self._direct_init(n) is not None or any(
+            return self._direct_init(n) is not None or self._binding(n) is not None or any(
                 c.type == "init_declarator" and self.local_refs.get(c.id) == "alias"
                 for c in n.children_by_field_name("declarator"))
         if t in ("reference_declarator", "qualified_identifier", "function_declarator", "template_declaration",
@@ -578,6 +656,9 @@ class _Layer:
         size = self._tile_size(n)
         if size is not None:
             return self._tiled_partition(n, size)
+        spelling = self._constructed(n)
+        if spelling is not None:
+            return self._construction(n, spelling)
         ty = self._cast_type(n)
         t = self.tok(ty)
         args = n.child_by_field_name("arguments")
@@ -717,6 +798,9 @@ class _Layer:
 
     def r_declaration(self, n):
         a, end = self.src.span(n)
+        binding = self._binding(n)
+        if binding is not None:
+            return self._bindings(n, *binding)
         direct = self._direct_init(n)
         if direct is not None:
             name, values = direct
@@ -752,6 +836,107 @@ class _Layer:
             return None
         return self._compound_literal(ty, value)
 
+    # -- structured bindings and range-for ---------------------------------------------------
+    def _binding(self, decl):
+        """(names, value) of `auto [a, b] = e;` in a block; by reference only when no name is
+        written after it (then the names are copies with the same values)."""
+        ds = decl.children_by_field_name("declarator")
+        if len(ds) != 1 or ds[0].type != "init_declarator" or decl.parent is None or \
+                decl.parent.type != "compound_statement":
+            return None
+        d, value = ds[0].child_by_field_name("declarator"), ds[0].child_by_field_name("value")
+        ref = d is not None and d.type == "reference_declarator"
+        if ref:
+            d = d.named_children[0] if d.named_child_count else None
+        if d is None or d.type != "structured_binding_declarator" or value is None or \
+                value.type in ("initializer_list", "argument_list"):
+            return None
+        names = d.named_children
+        if any(x.type != "identifier" for x in names):
+            return None
+        if ref and not _is_const(decl) and any(_written_in(decl.parent, _text(x)) for x in names):
+            return None
+        self.bindings.add(d.id)
+        return names, value
+
+    def _bindings(self, decl, names, value):
+        """`T [a, b] = e;` -> `T __binding_L_C = e; T a = __ctor(__binding_L_C, 0); T b = ...`:
+        each name an opaque part of the one value, evaluated once."""
+        a, end = self.src.span(decl)
+        d = decl.child_by_field_name("declarator")
+        ty = self.render(a, self.src.span(d)[0])
+        t = self.tok(d)
+        hidden = f"__binding_{t.line}_{t.col}"
+        out = [*ty, _new(t, "id", hidden), _new(t, "op", "="), *self.node(value), _new(t, "op", ";")]
+        for i, x in enumerate(names):
+            at = self.tok(x)
+            out += [*[y.copy(path=at.path, line=at.line, col=at.col) for y in ty], at, _new(at, "op", "="),
+                    _new(at, "id", "__ctor"), _new(at, "op", "("), _new(at, "id", hidden), _new(at, "op", ","),
+                    _new(at, "num", str(i)), _new(at, "op", ")"), _new(at, "op", ";")]
+        return out
+
+    def _plan_range_for(self, loop) -> None:
+        """`for (T x : r)`: the loop variable a value, or, a reference the body writes, a pointer
+        to the element (its uses `(*x)`), which needs `r` to be a place (no copy of it)."""
+        d, r = loop.child_by_field_name("declarator"), loop.child_by_field_name("right")
+        body = loop.child_by_field_name("body")
+        if d is None or r is None or body is None or loop.has_error or r.type == "initializer_list":
+            return
+        name = _declarator_name(d)
+        if name is None or name.type != "identifier" or d.type not in ("identifier", "reference_declarator"):
+            return
+        x = _text(name)
+        written = d.type == "reference_declarator" and not _is_const(loop) and _written_in(body, x)
+        if not written:
+            self.range_fors[loop.id] = "value"
+            return
+        if r.type not in _PLACES:
+            return
+        self.range_fors[loop.id] = "pointer"
+        for m in _nodes(body, ("identifier",)):
+            if _text(m) == x:
+                self.alias[self.src.span(m)[0]] = ("pointer", name, None)
+                self.alias_nodes.append(m)
+
+    def r_for_range_loop(self, n):
+        """`for (T x : r) body` -> `{ for (int __i_L = 0; __i_L < __ctor(r); __i_L++) { T x =
+        r[__i_L]; body } }`: as many times as `r` says, x each element in turn (a written
+        reference: `T *x = &(r[__i_L]);`).  A range that is no place is evaluated once, into
+        `auto __range_L` (then a written reference is not mapped)."""
+        d, r = n.child_by_field_name("declarator"), n.child_by_field_name("right")
+        body = n.child_by_field_name("body")
+        t = self.tok(n)
+        a = self.src.span(n)[0]
+        ty = self.render(a + 2, self.src.span(d)[0])  # after `for (`
+        i = f"__i_{t.line}_{t.col}"
+        pointer = self.range_fors[n.id] == "pointer"
+        place = r.type in _PLACES  # C++ binds a reference to the range: no copy of a place
+        rng = self.node(r) if place else [_new(t, "id", f"__range_{t.line}_{t.col}")]
+        out = [_new(t, "op", "{")]
+        if not place:
+            out += [_new(t, "id", "auto"), *rng, _new(t, "op", "="), *self.node(r), _new(t, "op", ";")]
+        out += [t, _new(t, "op", "("), _new(t, "id", "int"), _new(t, "id", i), _new(t, "op", "="),
+                _new(t, "num", "0"), _new(t, "op", ";"), _new(t, "id", i), _new(t, "op", "<"),
+                *self._range_count(t, r, rng), _new(t, "op", ";"),
+                _new(t, "id", i), _new(t, "op", "++"), _new(t, "op", ")"), _new(t, "op", "{"), *ty]
+        x = self.node(_declarator_name(d)) if not pointer else [self.tok(_declarator_name(d))]
+        element = [*rng, _new(t, "op", "["), _new(t, "id", i), _new(t, "op", "]")]
+        if pointer:
+            out += [_new(t, "op", "*"), *x, _new(t, "op", "="), _new(t, "op", "&"), _new(t, "op", "("),
+                    *element, _new(t, "op", ")"), _new(t, "op", ";")]
+        else:
+            out += [*x, _new(t, "op", "="), *element, _new(t, "op", ";")]
+        return out + self.node(body) + [_new(t, "op", "}"), _new(t, "op", "}")]
+
+    def _range_count(self, t, r, rng) -> list[Tok]:
+        """How many elements range `r` has: an array's, a constant (`__ctor(sizeof(r))`); else
+        something of r's value (`__ctor(r)`)."""
+        found = self.declared(r) if r.type == "identifier" else None
+        if found is not None and found[1].type == "array_declarator":
+            return [_new(t, "id", "__ctor"), _new(t, "op", "("), _new(t, "id", "sizeof"), _new(t, "op", "("),
+                    *self.node(r), _new(t, "op", ")"), _new(t, "op", ")")]
+        return [_new(t, "id", "__ctor"), _new(t, "op", "("), *rng, _new(t, "op", ")")]
+
     def r_static_assert_declaration(self, n):
         return []
 
@@ -775,9 +960,11 @@ class _Layer:
             left = n.child_by_field_name("left")
             ty = self._declared_type(left) if left is not None and left.type == "identifier" and \
                 _text(n.children[1]) == "=" else None
-        if value is None or value.type != "initializer_list" or ty is None or \
-                ty.type not in ("type_identifier", "primitive_type"):
+        if value is None or value.type != "initializer_list" or \
+                n.type == "assignment_expression" and _text(n.children[1]) != "=":
             return None
+        if ty is None or ty.type not in ("type_identifier", "primitive_type"):
+            return None, value  # a type not known here: an opaque value made of the braces
         return ty, value
 
     def _declared_type(self, ident):
@@ -787,7 +974,13 @@ class _Layer:
 
     def _compound_literal(self, ty, braces) -> list[Tok]:
         t = self.tok(braces)
-        return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), *self.node(braces)]
+        if ty is None:
+            return self._ctor(t, braces.named_children) if braces.named_child_count else \
+                [_new(t, "id", "__ctor"), _new(t, "op", "("), _new(t, "op", ")")]
+        spelling = self._type_spelling(ty) if ty.type != "primitive_type" else None
+        value = self.node(braces) if braces.named_child_count else \
+            [_new(t, "op", "{"), _new(t, "num", "0"), _new(t, "op", "}")]  # `T{}`: value-initialised
+        return [_new(t, "op", "("), *(spelling or self.node(ty)), _new(t, "op", ")"), *value]
 
     def r_return_statement(self, n):
         ty, braces = self._braced_value(n)
@@ -881,6 +1074,165 @@ class _Layer:
             return at + self.render(self.src.span(scope)[1], self.src.span(n)[1])
         return None
 
+    # -- types and expressions (issue 13) ----------------------------------------------------
+    @staticmethod
+    def _type_name(ty):
+        """(C name, name node) of a type named by `T`, `X<A>`, `ns::X<A>`: `T`, `X`, `ns__X`
+        (template arguments go, as templates are erased); None when it is no such name."""
+        parts = []
+        while ty is not None and ty.type == "qualified_identifier":
+            scope = ty.child_by_field_name("scope")
+            if scope is None or scope.type not in ("namespace_identifier", "type_identifier"):
+                return None
+            parts.append(_text(scope))
+            ty = ty.child_by_field_name("name")
+        if ty is not None and ty.type in ("template_type", "template_function"):
+            ty = ty.child_by_field_name("name")
+        if ty is None or ty.type not in ("identifier", "type_identifier"):
+            return None
+        return mangle(parts + [_text(ty)]), ty
+
+    def _type_used(self, ty) -> None:
+        """The type of a declaration (`Foo x`, `X<A> x`, `ns::X x`) is a type name, also where it
+        makes a value (`X<A>(v)`)."""
+        if ty is not None and ty.type in ("type_identifier", "template_type", "qualified_identifier"):
+            named = self._type_name(ty)
+            if named is not None:
+                self.typenames.add(named[0])
+
+    def _type_spelling(self, ty) -> list[Tok] | None:
+        """A type named in an expression as one C type name token (a type name from now on)."""
+        named = self._type_name(ty)
+        if named is None:
+            return None
+        self.typenames.add(named[0])
+        return [self.tok(named[1]).copy(kind="id", text=named[0])]
+
+    def _constructed(self, call):
+        """The type a call constructs (`T(a, b)`, `X<A>(a)`, `ns::X<A>()`: a name used as a type
+        in a declaration of this file, not a class defined here), as its C spelling; None for a
+        call of a function."""
+        f = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        named = self._type_name(f) if f is not None and args is not None and args.type == "argument_list" else None
+        if named is None or f.type in ("identifier", "type_identifier") and args.named_child_count <= 1:
+            return None  # `T(x)`, `T()`: the cast `_cast_type` makes
+        name, base = named
+        if name not in self.typenames or _text(base) in self.class_bodies or _text(base) == "tiled_partition":
+            return None
+        return self._type_spelling(f)
+
+    def _construction(self, call, spelling) -> list[Tok]:
+        """`T(x)` -> `(T)(x)`; `T()` -> `(T)0`; `T(a, b)` -> `__ctor(a, b)`: an opaque value made
+        of a and b (the constructor is not known here)."""
+        args = call.child_by_field_name("arguments")
+        t = spelling[0]
+        if args.named_child_count > 1:
+            return self._ctor(t, args.named_children)
+        value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
+        return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), _new(t, "op", "("), *value, _new(t, "op", ")")]
+
+    def _template_value(self, n) -> bool:
+        """Is template-id `n` (`f<A>`, `is_same_v<A, B>`) in an expression, where it names a
+        function template or a variable template?  Not `static_cast<T>` and its kin, nor the size
+        of `tiled_partition<N>` (their own mappings), nor a declarator (an explicit
+        specialisation)."""
+        name = n.child_by_field_name("name")
+        up = n.parent
+        while up is not None and up.type == "qualified_identifier":
+            up = up.parent
+        return name is not None and _text(name) not in _KEEPS_TEMPLATE_ARGUMENTS and up is not None and \
+            not up.type.endswith("declarator")
+
+    def r_template_function(self, n):
+        """`f<A>(x)` -> `f(x)`, `std::is_same_v<A, B>` -> `std::is_same_v`: templates are erased
+        (a value parameter inside is a uniform unknown, and so is a variable template)."""
+        return self.node(n.child_by_field_name("name"))
+
+    def r_parameter_pack_expansion(self, n):
+        """`f(args...)` -> `f(args)`: a pack is one opaque argument."""
+        return self.node(n.named_children[0]) if n.named_child_count else None
+
+    def r_variadic_declarator(self, n):
+        """`Args... args` -> `Args args`: a parameter pack is one parameter of an opaque type."""
+        return self.node(n.named_children[0]) if n.named_child_count else None
+
+    def r_sizeof_expression(self, n):
+        """`sizeof...(args)` -> `__sizeof_pack_args`: a name declared nowhere, a uniform unknown."""
+        pack = n.named_children[-1] if n.named_child_count else None
+        if pack is None or not any(c.type == "..." for c in n.children):
+            return None
+        return [self.tok(n).copy(kind="id", text="__sizeof_pack_" + _text(pack).strip("() "))]
+
+    def r_new_expression(self, n):
+        """Placement new `new (p) T{v}` -> `(*(p) = v)`: the object is made in the place p
+        points to (several values: an opaque value made of them; none: 0)."""
+        place, init = n.child_by_field_name("placement"), n.child_by_field_name("arguments")
+        if place is None or place.named_child_count != 1 or n.child_by_field_name("declarator") is not None:
+            return None
+        t = self.tok(n)
+        values = init.named_children if init is not None else []
+        value = self._ctor(t, values) if values else [_new(t, "num", "0")]
+        return [_new(t, "op", "("), _new(t, "op", "*"), _new(t, "op", "("), *self.node(place.named_children[0]),
+                _new(t, "op", ")"), _new(t, "op", "="), *value, _new(t, "op", ")")]
+
+    def r_decltype(self, n):
+        """`decltype(e) x = e;` -> `auto x = e;`: the type of e, known to the lowering only from a
+        value (without one, an opaque type)."""
+        return [self.tok(n).copy(kind="id", text="auto")]
+
+    def _with_initialiser(self, n):
+        """The init-statement of `if (init; cond)` / `switch (init; cond)`, or None."""
+        cc = n.child_by_field_name("condition")
+        if cc is None or cc.type != "condition_clause":
+            return None
+        return next((c for c in cc.children if c.type == "init_statement"), None)
+
+    def r_if_statement(self, n):
+        """`if (init; cond) s` -> `{ init; if (cond) s }`: the same scope for what init declares."""
+        init = self._with_initialiser(n)
+        a, b = self.src.span(n)
+        ia, ib = self.src.span(init)
+        t = self.tok(n)
+        return [_new(t, "op", "{"), *self.render(ia, ib), *self.render(a, ia), *self.render(ib, b), _new(t, "op", "}")]
+
+    r_switch_statement = r_if_statement
+
+    def _aliased(self, n):
+        """(type node, name node) of `using X = ns::Y<A>;` or `typedef ns::Y<A> X;` (a qualified
+        name or a template-id, and nothing else), outside a class; None otherwise."""
+        if n.parent is not None and n.parent.type == "field_declaration_list":
+            return None
+        if n.type == "alias_declaration":
+            name, desc = n.child_by_field_name("name"), n.child_by_field_name("type")
+            if desc is None or desc.named_child_count != 1:
+                return None
+            ty = desc.named_children[0]
+        else:
+            ds = n.children_by_field_name("declarator")
+            name, ty = (ds[0] if len(ds) == 1 else None), n.child_by_field_name("type")
+            if n.named_child_count != 2:
+                return None
+        if ty is not None and ty.type == "dependent_type" and ty.named_child_count == 1:
+            ty = ty.named_children[0]  # `typename C::T`
+        if name is None or name.type != "type_identifier" or ty is None or \
+                ty.type not in ("qualified_identifier", "template_type"):
+            return None
+        return ty, name
+
+    def r_alias_declaration(self, n):
+        """`using X = ns::Y<A>;` -> `typedef ns__Y X;`: templates are erased, and a type from a
+        header not read is an opaque type."""
+        ty, name = self._aliased(n)
+        spelling = self._type_spelling(ty)
+        if spelling is None:
+            return None
+        t = self.tok(n)
+        self.typenames.add(_text(name))
+        return [t.copy(kind="id", text="typedef"), *spelling, self.tok(name), self.src.toks[self.src.span(n)[1] - 1]]
+
+    r_type_definition = r_alias_declaration
+
 
 _OPERATORS = {"()": "call", "[]": "index", "+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem",
               "==": "eq", "!=": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "assign",
@@ -914,6 +1266,13 @@ class _Class:
         self.spec = spec
         name = spec.child_by_field_name("name")
         self.name = _text(name) if name is not None and name.type == "type_identifier" else None
+        self.shown = self.name  # the class as notes name it
+        self.specialisation = None  # `struct S<int, T> {...}`: the name node `S<int, T>`
+        if name is not None and name.type == "template_type" and name.child_by_field_name("name") is not None:
+            # a partial or explicit specialisation: a class of its own, named after the line
+            self.specialisation = name
+            self.name = f"{_text(name.child_by_field_name('name'))}__{layer.tok(name).line}"
+            self.shown = "".join(_text(name).split())
         self.body = spec.child_by_field_name("body")
         self.fields: set[str] = set()
         self.methods: dict[str, bool] = {}  # name -> static
@@ -943,6 +1302,9 @@ class _Class:
                             "using_declaration", "alias_declaration", "type_definition", "declaration",
                             "template_declaration"):
                 drop.append(c)
+        if self.specialisation is not None:
+            t = self.layer.tok(self.specialisation)
+            self.layer.fix(self.specialisation, lambda n: [t.copy(kind="id", text=self.name)])
         if not members and not drop:
             return
         self.layer.classes[self.name] = self
@@ -979,7 +1341,7 @@ class _Class:
         fn_name = _declarator_name(d)
         params = d.child_by_field_name("parameters")
         mangled = self.mangled(name)
-        lay.display[mangled] = f"{self.name}::{_text(fn_name)}"
+        lay.display[mangled] = f"{self.shown}::{_text(fn_name)}"
         t = lay.tok(fn_name)
         ctor = name == self.name or name == "dtor"
         lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)])
@@ -1071,52 +1433,89 @@ def _function_declarator(n):
     return d
 
 
+def _parameters(fn) -> list:
+    """The parameter declarations of function definition `fn`."""
+    params = _function_declarator(fn).child_by_field_name("parameters")
+    return [p for p in params.named_children if "parameter" in p.type] if params is not None else []
+
+
 def _has_storage(n, word: str) -> bool:
     return any(c.type == "storage_class_specifier" and _text(c) == word for c in n.children)
 
 
 class _Lambda:
-    """A named lambda as a function: `auto f = [&](int x) { ... };` in function `g` becomes
+    """A lambda as a function: in function `g`, `[&](int x) { ... }` becomes
     `__device__ auto g__lambda_L(int x, <captured variables>) { ... }` before `g`, a variable
-    captured by reference a reference parameter (copied in and out), and each call `f(a)` in `g`
-    the call `g__lambda_L(a, <the variables>)`."""
+    captured by reference a reference parameter (copied in and out).  Named by a local
+    (`auto f = [&](...) {...};`), each call `f(a)` in `g` is the call `g__lambda_L(a, <the
+    variables>)`; invoked where it stands (`[&] {...}()`), that call too.  Anywhere else (an
+    argument, a returned value) the lambda is analysed as that function of its own, and the
+    expression becomes its name: what the callee does with it is opaque (a note says so)."""
 
-    def __init__(self, layer: _Layer, init, lam):
+    def __init__(self, layer: _Layer, lam, init=None):
         self.layer = layer
-        self.init = init
         self.lam = lam
+        self.init = init  # the local's init_declarator, for a named lambda
+        self.initialised: dict[str, object] = {}  # `[t = e]`: name -> e
 
     def plan(self) -> None:
         lay = self.layer
-        decl = self.init.parent
-        name = self.init.child_by_field_name("declarator")
-        fn = decl.parent if decl is not None else None
+        fn = self.lam.parent
         while fn is not None and fn.type != "function_definition":
             fn = fn.parent
-        body = self.lam.child_by_field_name("body")
-        ldecl = self.lam.child_by_field_name("declarator")
-        if fn is None or decl.type != "declaration" or len(decl.children_by_field_name("declarator")) != 1 or \
-                name is None or name.type != "identifier" or body is None or self.lam.has_error:
+        if fn is None or self.lam.child_by_field_name("body") is None or self.lam.has_error:
+            return
+        if self.init is not None and not self.named_here():
             return
         by_ref = self.capture_modes()
         if by_ref is None:
             return
+        lay.lambdas.add(self.lam.id)
         fname = _declarator_name(fn.child_by_field_name("declarator"))
-        line = lay.tok(self.lam).line
-        self.mangled = mangle(((_text(fname) if fname is not None else "f"), f"lambda_{line}"))
+        at = lay.tok(self.lam)
+        base = "f" if fname is None else (_member_name(fname) or "operator") if fname.type in (
+            "operator_name", "destructor_name") else _text(fname).replace("::", "__").replace(" ", "")
+        self.mangled = mangle((base, f"lambda_{at.line}"))
+        if self.mangled in lay.display:  # two lambdas on one line
+            self.mangled += f"_{at.col}"
         self.captures = self.captured(fn, by_ref)
+        ldecl = self.lam.child_by_field_name("declarator")
         params = ldecl.child_by_field_name("parameters") if ldecl is not None else None
         self.nparams = params.named_child_count if params is not None else 0
         refs = tuple(self.nparams + i for i, (_, _, _, ref) in enumerate(self.captures) if ref)
         if refs:
             lay.ref_params[self.mangled] = refs
-        lay.display[self.mangled] = f"lambda at line {line}"
+        lay.display[self.mangled] = f"lambda at line {at.line}"
+        up = self.lam.parent
+        while up is not None and up.type == "parenthesized_expression":
+            up = up.parent
+        if self.init is not None:
+            self.plan_named(fn)
+        elif up is not None and up.type == "call_expression" and self.lam.start_byte == up.start_byte \
+                or up is not None and up.type == "call_expression" and \
+                up.child_by_field_name("function").type == "parenthesized_expression" and \
+                self.lam.start_byte - up.start_byte <= 1:
+            lay.fix(up, self.invoke)
+        else:
+            self.callee = self.passed_to(up, fn)
+            lay.fix(self.lam, self.value)
+
+    def named_here(self) -> bool:
+        """Is the lambda the one value of a declaration in a block (`auto f = [..](..) {..};`)?"""
+        decl = self.init.parent
+        name = self.init.child_by_field_name("declarator")
+        return decl is not None and decl.type == "declaration" and \
+            len(decl.children_by_field_name("declarator")) == 1 and name is not None and name.type == "identifier"
+
+    def plan_named(self, fn) -> None:
+        lay = self.layer
+        decl = self.init.parent
         lay.fix(decl, self.hoist)
-        x = _text(name)
+        x = _text(self.init.child_by_field_name("declarator"))
         for c in _nodes(fn, ("call_expression",)):
             f = c.child_by_field_name("function")
             if c.start_byte > decl.end_byte and f is not None and f.type == "identifier" and _text(f) == x:
-                lay.fix(c, self.call)
+                lay.fix(c, lambda c: self.call(c, c.child_by_field_name("function")))
 
     def capture_modes(self):
         """name -> by reference, with "" for the default; None for a capture we cannot map (`this`)."""
@@ -1128,6 +1527,11 @@ class _Lambda:
             elif c.type == "identifier":
                 prev = c.prev_sibling
                 modes[_text(c)] = prev is not None and prev.type == "&"
+            elif c.type == "this":
+                modes["this"] = False
+            elif c.type == "lambda_capture_initializer" and c.named_child_count == 2 and \
+                    c.named_children[0].type == "identifier" and c.children[0].type != "&":
+                self.initialised[_text(c.named_children[0])] = c.named_children[1]  # `[t = e]`: a value
             else:
                 return None
         return modes
@@ -1137,8 +1541,9 @@ class _Lambda:
         lay = self.layer
         decls = lay.declarations(fn)
         lo, hi = self.lam.start_byte, self.lam.end_byte
-        out, seen = [], set()
-        for m in _nodes(self.lam, ("identifier",)):
+        out = [(x, None, e, False) for x, e in self.initialised.items()]
+        seen = set(self.initialised)
+        for m in _nodes(self.lam.child_by_field_name("body"), ("identifier",)):
             x = _text(m)
             if x in seen:
                 continue
@@ -1149,22 +1554,44 @@ class _Lambda:
             if not before or (x not in by_ref and "" not in by_ref):
                 continue
             ty, target = before[-1]
-            out.append((x, ty, target, by_ref.get(x, by_ref.get(""))))
+            ref = by_ref.get(x, by_ref.get("")) and _written_in(self.lam, x)  # read only: a value
+            out.append((x, ty, target, ref))
+        cls = self.object_class(fn, decls)
+        if cls is not None and by_ref:
+            out.append(("this", cls, None, False))
         return out
+
+    def object_class(self, fn, decls):
+        """The class whose object the lambda reaches through `this` (named, or a field named
+        alone in a member function), or None."""
+        p = fn.parent
+        while p is not None and p.type in ("template_declaration", "field_declaration_list"):
+            p = p.parent
+        name = p.child_by_field_name("name") if p is not None and p.type in ("struct_specifier",
+                                                                            "class_specifier") else None
+        cls = self.layer.classes.get(_text(name)) if name is not None else None
+        if cls is None or _has_storage(fn, "static"):
+            return None
+        uses = _nodes(self.lam, ("this", "identifier"))
+        if any(m.type == "this" or _text(m) in cls.fields and _text(m) not in decls for m in uses):
+            return cls.name
+        return None
 
     def capture_parameter(self, at, x, ty, target, ref) -> list[Tok]:
         lay = self.layer
-        out = lay.node(ty) if ty is not None else [_new(at, "id", "int")]
+        if x == "this":
+            return [_new(at, "id", "struct"), _new(at, "id", ty), _new(at, "op", "*"), _new(at, "id", "this")]
+        out = lay.node(ty) if ty is not None else [_new(at, "id", "auto")]
+        if ref:  # a specifier: before the declarator's `*`
+            out += [_new(at, "id", "_Alignas"), _new(at, "op", "("), _new(at, "num", str(REF_MARK)), _new(at, "op", ")")]
         d = target
         while d is not None and d.type in ("pointer_declarator", "array_declarator"):
             out.append(_new(at, "op", "*"))
             d = d.child_by_field_name("declarator")
-        if ref:
-            out += [_new(at, "id", "_Alignas"), _new(at, "op", "("), _new(at, "num", str(REF_MARK)), _new(at, "op", ")")]
         return out + [_new(at, "id", x)]
 
-    def hoist(self, decl):
-        """The declaration goes (an empty statement); the function goes before the item."""
+    def hoisted(self) -> list:
+        """The function goes before the item that holds the lambda (an empty list: it is there)."""
         lay = self.layer
         at = lay.tok(self.lam)
         ldecl = self.lam.child_by_field_name("declarator")
@@ -1174,7 +1601,8 @@ class _Lambda:
             rtype = lay.node(ret.named_children[0])
         else:
             body = self.lam.child_by_field_name("body")
-            returns = any(r.named_child_count for r in _nodes(body, ("return_statement",)))
+            returns = any(r.named_child_count for r in _nodes(body, ("return_statement",))
+                          if self.own_return(r))
             rtype = [_new(at, "id", "auto" if returns else "void")]
         out = [_new(at, "id", "__device__"), *rtype, at.copy(kind="id", text=self.mangled), _new(at, "op", "(")]
         if params is not None:
@@ -1187,18 +1615,133 @@ class _Lambda:
             out += self.capture_parameter(at, *cap)
         out += [_new(at, "op", ")"), *lay.node(self.lam.child_by_field_name("body"))]
         lay.before.extend(out)
-        return [lay.src.toks[lay.src.span(decl)[1] - 1]]
+        return []
 
-    def call(self, c):
-        """`f(a)` -> `g__lambda_L(a, <captured variables>)`."""
+    def own_return(self, r) -> bool:
+        """Is return statement `r` the lambda's own (not a nested lambda's)?"""
+        p = r.parent
+        while p is not None and p.type != "lambda_expression":
+            p = p.parent
+        return p == self.lam
+
+    def hoist(self, decl):
+        """The declaration goes (an empty statement); the function goes before the item."""
+        self.hoisted()
+        return [self.layer.src.toks[self.layer.src.span(decl)[1] - 1]]
+
+    def invoke(self, c):
+        """`[..](..) {..}(a)`: the function before the item, and its call here."""
+        self.hoisted()
+        return self.call(c, self.lam)
+
+    def value(self, lam):
+        """A lambda passed on or returned: its function's name, with a note."""
         lay = self.layer
-        f = c.child_by_field_name("function")
+        self.hoisted()
+        at = lay.tok(lam)
+        if self.callee is None:
+            lay.notes.append((at, f"lambda at line {at.line} is analysed as a function of its own (its "
+                              "captures as parameters); where it is passed, its calls are opaque"))
+        return [at.copy(kind="id", text=self.mangled)]
+
+    # -- a lambda passed to a function the file defines ---------------------------------------
+    def passed_to(self, args, fn):
+        """For a lambda passed to a function defined in the file, outside classes, with as many
+        parameters as the call has arguments: the callee is rendered again for it (a copy,
+        `callee__lambda_L`, whose calls of that parameter call the lambda, the captured
+        variables added as its last parameters) and the call calls the copy.  Returns the
+        callee's definition, or None (then the lambda is analysed alone)."""
+        lay = self.layer
+        call = args.parent if args is not None and args.type == "argument_list" else None
+        if call is None or call.type != "call_expression" or call.id in lay.fixed:
+            return None
+        f = call.child_by_field_name("function")
+        while f is not None and f.type in ("qualified_identifier", "template_function"):
+            f = f.child_by_field_name("name")
+        if f is None or f.type != "identifier":
+            return None
+        k = args.named_children.index(self.lam)
+        found = [d for d in lay.definitions.get(_text(f), ()) if _function_declarator(d) is not None and
+                 len(_parameters(d)) == args.named_child_count]
+        if len(found) != 1 or found[0].start_byte <= self.lam.start_byte < found[0].end_byte:
+            return None
+        callee = found[0]
+        d = _function_declarator(callee)
+        param = _declarator_name(_parameters(callee)[k].child_by_field_name("declarator"))
+        if param is None or param.type != "identifier":
+            return None
+        self.param = _text(param)
+        name = _declarator_name(d)
+        qual = _namespace_path(callee) + (_text(name),)
+        self.copy_name = mangle(qual) + "__" + self.mangled
+        refs = lay.ref_params.get(mangle(qual), ()) + tuple(
+            len(_parameters(callee)) + i for i, cap in enumerate(self.captures) if cap[3])
+        if refs:
+            lay.ref_params[self.copy_name] = refs
+        lay.display[self.copy_name] = f"{lay.display.get(mangle(qual), _text(name))} (with the lambda at line " \
+                                      f"{lay.tok(self.lam).line})"
+        lay.fix(call, self.call_copy)
+        mine = lambda: lay.specialising is self  # noqa: E731
+        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(text=self.copy_name)] if mine() else None)
+        lay.fix_specialised(d.child_by_field_name("parameters"), lambda n: self.copy_parameters(n) if mine() else None)
+        body = callee.child_by_field_name("body")
+        for c in _nodes(body, ("call_expression",)) if body is not None else ():
+            g = c.child_by_field_name("function")
+            if g is not None and g.type == "identifier" and _text(g) == self.param:
+                lay.fix_specialised(c, lambda c: self.call(c, c.child_by_field_name("function"), "__cap_")
+                                    if mine() else None)
+        return callee
+
+    def copy_parameters(self, params):
+        """The callee's parameters, then the captured variables (`__cap_x`)."""
+        lay = self.layer
+        a, b = lay.src.span(params)
+        at = lay.src.toks[a]
+        inner = lay.render(a + 1, b - 1)
+        inner = [] if [x.text for x in inner] == ["void"] else inner
+        out = [at, *inner]
+        for i, (x, ty, target, ref) in enumerate(self.captures):
+            if i or inner:
+                out.append(_new(at, "op", ","))
+            out += self.capture_parameter(at, x if x == "this" else "__cap_" + x, ty, target, ref)
+        return out + [lay.src.toks[b - 1]]
+
+    def call_copy(self, call):
+        """`callee(a, [..](..) {..})` -> `callee__lambda_L(a, g__lambda_L, <captured variables>)`,
+        the copy of the callee rendered before the item."""
+        lay = self.layer
+        outer, lay.specialising = lay.specialising, self
+        try:
+            copy = lay.node(self.callee)
+        finally:
+            lay.specialising = outer
+        args = call.child_by_field_name("arguments")
+        t = lay.tok(call)
+        a, b = lay.src.span(args)
+        out = [t.copy(kind="id", text=self.copy_name), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        lay.before.extend(copy)
+        for cap in self.captures:
+            out += [_new(t, "op", ","), *self.capture_argument(t, cap)]
+        return out + [lay.src.toks[b - 1]]
+
+    def capture_argument(self, t, cap, prefix="") -> list[Tok]:
+        """What a call passes for a captured variable: the variable (`prefix`ed in a callee's
+        copy, where it is a parameter), or the value of an initialised capture (`[t = e]`)."""
+        x, ty, target, _ = cap
+        if prefix == "" and ty is None and target is not None:
+            return self.layer.node(target)
+        return [_new(t, "id", x if x == "this" else prefix + x)]
+
+    def call(self, c, f, prefix=""):
+        """`f(a)` (or `[..](..) {..}(a)`) -> `g__lambda_L(a, <captured variables>)` (named with
+        `prefix` in a callee's copy)."""
+        lay = self.layer
         args = c.child_by_field_name("arguments")
         t = lay.tok(f)
         a, b = lay.src.span(args)
-        out = [t.copy(text=self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
-        for i, (x, *_rest) in enumerate(self.captures):
+        out = [t.copy(kind="id", text=self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        for i, cap in enumerate(self.captures):
             if i or args.named_child_count:
                 out.append(_new(t, "op", ","))
-            out.append(_new(t, "id", x))
+            out += self.capture_argument(t, cap, prefix)
         return out + [lay.src.toks[b - 1]]
