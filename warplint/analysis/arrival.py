@@ -14,7 +14,7 @@ from ..cfg import EXIT
 from ..ir import Instr
 from .calls import is_pure
 from .divergence import FunctionAnalysis
-from .lanes import FULL_SET, LaneSet
+from .lanes import FULL, FULL_SET, LaneSet
 
 MAX_VISIT = 5000
 MAX_DIVERGENCES = 64  # divergent branches followed per instruction
@@ -32,10 +32,12 @@ class Divergence:
 
 
 def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], bool],
-                kernel: bool, released_on_exit: bool = False) -> list[Divergence]:
+                kernel: bool, released_on_exit: bool = False,
+                block_wide: bool = False) -> list[Divergence]:
     """The divergent branches `block` depends on, and where their other lanes go.  Past
     MAX_DIVERGENCES branches the walk stops: the next one is taken as "mixed" (some lanes
-    may skip), an over-approximation, with a note.
+    may skip), an over-approximation, with a note.  `block_wide` (block barriers): branches
+    on block-uniform conditions are passed over, as they send all threads the same way.
 
     `released_on_exit` (block barriers on sm_70+): lanes that run to the kernel's end without
     reaching another block barrier exit, and a barrier held up only by exiting threads is
@@ -44,7 +46,7 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     out = []
     for x, s in fa.control_deps(block):
         cond = fa.edge_cond.get((x, s))
-        if cond is None or cond == FULL_SET:
+        if cond is None or cond == FULL_SET or block_wide and _block_uniform(cond, fa.lits):
             continue
         others = [o for o in fa.cfg.succs(x) if o != s]
         if len(out) == MAX_DIVERGENCES:
@@ -55,6 +57,15 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
         fate = _fate(fa, x, others, block, matches, kernel, released_on_exit)
         out.append(Divergence(x, s, others, fate, cond))
     return out
+
+
+def _block_uniform(cond: LaneSet, lits) -> bool:
+    """Is the branch condition the same in every thread of the block (a kernel parameter, the
+    counter of a uniform loop nested in a divergent one)?  Then every thread that reaches the
+    branch goes the same way: it does not separate the threads missing at a barrier from
+    those that arrive."""
+    return all(bits == FULL and all(lits[x].kind == "uniform" and lits[x].scope == "block"
+                                    for x in cube) for bits, cube in cond.cubes)
 
 
 _OBSERVABLE = frozenset({"st", "atom", "red", "vote", "shfl", "match", "redux", "bar", "barrier",

@@ -32,7 +32,8 @@ def barrier_divergence(ctx: Context) -> None:
         # Exited threads release a barrier; before Volta a warp arrives as a whole, so a warp
         # split at the barrier is only fine when its other lanes exit at once.
         released = ctx.target.independent_scheduling or not lanes_missing
-        divs = divergences(fa, bar.block, matches, ctx.kernel, released_on_exit=released)
+        divs = divergences(fa, bar.block, matches, ctx.kernel, released_on_exit=released,
+                           block_wide=True)
         bad = [d for d in divs if d.fate in ("skip", "mixed")]
         if not bad:
             continue
