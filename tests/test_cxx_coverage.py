@@ -32,3 +32,13 @@ def test_inline_asm_with_inputs_only_is_read():
            '  asm volatile("bar.sync %0, %1;" ::"r"(1), "r"(64) : "memory");\n}\n')
     assert not [m for m in notes(src) if "inline asm" in m]
     assert lint_text(src, "k.cu", Options()).coverage.analysed == 1
+
+
+def test_macros_beside_the_declaration_are_not_qualifiers():
+    # a macro alone before `template <...>` is pragma-like (it once became a second __global__
+    # and hid the kernel); one inside __launch_bounds__(...) is an argument, not a specifier
+    src = ('#include "lib_not_given.h"\nLIB_SUPPRESS_WARNINGS\ntemplate <int B>\n'
+           '__global__ __launch_bounds__(LIB_MAX_THREADS, 1) void k(float *d) {\n  __syncwarp();\n}\n')
+    said = notes(src)
+    assert not [m for m in said if "LIB_SUPPRESS_WARNINGS" in m or "LIB_MAX_THREADS" in m], said
+    assert lint_text(src, "k.cu", Options()).coverage.analysed == 1

@@ -46,6 +46,9 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
             stop = _after_arguments(toks, k)
             if stop == k + 1 and not any(t.kind == "id" for t in toks[stop:name]):
                 continue  # the last specifier before the name: a type, not a qualifier
+            if stop < name and toks[stop].text == "template":  # before the declaration: a pragma-like macro
+                replace[k] = (stop, [])
+                continue
             spelled, why = _spelling(toks[k].text, stop > k + 1, toks[name].text in launched, device_body,
                                      any(t.text == "void" for t in toks[stop:name]))
             replace[k] = (stop, [toks[k].copy(kind="id", text=w) for w in spelled])
@@ -59,11 +62,16 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
 
 
 def _specifiers(toks, head: int, name: int):
-    """Indices of the tokens before a function's name, template parameter lists left out."""
+    """Indices of the tokens before a function's name, template parameter lists and the
+    arguments of attributes (`__launch_bounds__(MAX_THREADS, 1)`) left out."""
     k = head
     while k < name:
         if toks[k].text == "template" and k + 1 < name and toks[k + 1].text == "<":
             k = template_end(toks, k + 1, name) + 1
+            continue
+        if toks[k].text == "(" and k > head and toks[k - 1].kind == "id":
+            end = closing(toks, k, "(", ")")
+            k = end + 1 if end is not None and end < name else k + 1
             continue
         yield k
         k += 1
