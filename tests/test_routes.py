@@ -24,6 +24,9 @@ ROW_EXIT = ("PTX route: nvcc turns the row test of 8-lane groups into an early e
             "together, which the exited-lane rules do not know yet")
 DISAGREE = {
     "cxx_class_template_static.cu": NO_CODE,
+    "cxx_template_id.cu": NO_CODE,
+    "cxx_type_alias.cu": NO_CODE,
+    "cxx_parameter_pack.cu": NO_CODE,
     "wl007_helper_alone_tail_race.cu": NO_CODE,
     "wl007_helper_lane_indexed_race.cu": NO_CODE,
     "wl002_opaque_call_lane_branch.cu": (
