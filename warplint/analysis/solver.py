@@ -179,7 +179,8 @@ class Solver:
                     for p in self.preds[b] if p in self.out_env]
         if b == self.cfg.entry:
             incoming.append(Incoming({}, self.entry_mask, False))
-        return self.joins.environments(b, incoming, mask, self.loop_writes.get(b))
+        taken = [i for i in incoming if not i.lanes.is_empty()]  # an edge no lane takes brings no values
+        return self.joins.environments(b, taken or incoming, mask, self.loop_writes.get(b))
 
     def _execute(self, b: int, env: dict, mask: LaneSet) -> tuple[bool, bool]:
         """Run the block; returns whether its edge conditions and its out-environment changed."""
