@@ -375,6 +375,12 @@ class Rewriter:
                     j += 1
                 i = j
                 continue
+            if x == "->" and out and out[-1].text == ")" and "code" not in kinds:
+                # trailing return type `auto f(...) -> T {`: the declared `auto` stands for it
+                j = _trailing_return_end(toks, i + 1)
+                if j is not None:
+                    i = j
+                    continue
             if x == "[" and i + 1 < n and toks[i + 1].text == "[":  # [[attributes]]
                 j = _match(toks, i, "[", "]")
                 if j is not None:
@@ -525,6 +531,23 @@ class Rewriter:
             elif nx.text == ")" and prev == "(" and i + 2 < n and (toks[i + 2].kind in ("id", "num")
                                                                   and toks[i + 2].text not in C_KEYWORDS):
                 typedefs.add(t.text)
+
+
+def _trailing_return_end(toks, i):
+    """Index of the `{` or `;` ending the trailing return type that starts at i (outside
+    brackets), or None."""
+    depth = 0
+    for j in range(i, min(len(toks), i + 256)):
+        x = toks[j].text
+        if x in ("(", "[", "<"):
+            depth += 1
+        elif x in (")", "]", ">"):
+            depth -= 1
+        elif x == ">>":
+            depth -= 2
+        elif x in ("{", ";", "=") and depth <= 0:
+            return j
+    return None
 
 
 def _brace_kind(out) -> str:
