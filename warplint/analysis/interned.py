@@ -8,6 +8,10 @@ class Interned:
         self.info: list = [placeholder]  # id 0 stands for nothing
         self._ids: dict = {}
 
+    def items(self):
+        """(key, id) of everything interned so far."""
+        return self._ids.items()
+
     def intern(self, key, info) -> int:
         i = self._ids.get(key)
         if i is None:

@@ -192,17 +192,15 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     by_instr = {id(a.instr): a for a in accesses}
     cfg = fa.cfg
     order = cfg.rpo()
-    out_state: dict[int, tuple] = {}
+    position = {b: k for k, b in enumerate(order)}
+    out_state: dict[int, tuple] = {}  # block -> (pending accesses, ids of those from an earlier iteration)
     hazards: dict[tuple[int, int], Hazard] = {}
     caller_pointers = _judges_caller_pointers(fa)
+    one_lane = _one_lane_literals(fa.lits)
     for _ in range(MAX_PASSES):
         changed = False
         for b in order:
-            pending: dict[int, MemAccess] = {}
-            incoming = [out_state[p] for p in cfg.preds(b) if p in out_state and _taken(fa, p, b)]
-            for state in incoming:
-                for acc in state:
-                    pending[id(acc.instr)] = acc
+            pending, carried, incoming = _incoming(fa, b, out_state, position)
             if len(incoming) > 1 and _divergent_merge(fa, b):
                 _sibling_hazards(incoming, hazards, fa.lits, caller_pointers)
             for ins in cfg.blocks[b].instrs:
@@ -214,7 +212,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                     continue
                 for prev in pending.values():
                     key = (id(prev.instr), id(acc.instr))
-                    if key in hazards:
+                    if key in hazards or (id(prev.instr) not in carried and _same_lane(prev, acc, one_lane)):
                         continue
                     if prev.store and acc.load:
                         kind, c = "RAW", _conflict(prev, acc, fa.lits, caller_pointers)
@@ -225,13 +223,67 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                     if c:
                         hazards[key] = Hazard(prev, acc, kind, *c)
                 pending[id(ins)] = acc
+                carried.discard(id(ins))
                 if len(pending) > MAX_PENDING:
                     pending.pop(next(iter(pending)))
                     _note(fa, PENDING_NOTE)
-            state = tuple(pending.values())
+            state = (tuple(pending.values()), frozenset(carried & pending.keys()))
             if out_state.get(b) != state:
                 out_state[b] = state
                 changed = True
         if not changed:
             break
     return list(hazards.values())
+
+
+def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
+    """The accesses pending at the start of block `b` (by instruction id), the ids of those
+    that come from an earlier iteration of a loop (over a back edge: the same terms may hold
+    other values there), and the pending accesses of each incoming path."""
+    pending: dict[int, MemAccess] = {}
+    carried: set[int] = set()
+    incoming = []
+    for p in fa.cfg.preds(b):
+        if p not in out_state or not _taken(fa, p, b):
+            continue
+        accs, earlier = out_state[p]
+        incoming.append(accs)
+        back = position.get(p, -1) >= position[b]
+        for acc in accs:
+            pending[id(acc.instr)] = acc
+            if back or id(acc.instr) in earlier:
+                carried.add(id(acc.instr))
+    return pending, carried, incoming
+
+
+def _one_lane_literals(lits) -> set[int]:
+    """The conditions that hold in at most one lane: `x == u` with `x` different in every lane
+    (threadIdx.x, a lane index) and `u` the same in every lane (`if (i == tx)`,
+    `if (threadIdx.x == kThreads - 1)`)."""
+    out = set()
+    for key, lit in lits.items():
+        if isinstance(key, tuple) and len(key) == 5 and key[:2] == ("cmp", "eq") \
+                and (_one_lane_equality(key[3], key[4]) or _one_lane_equality(key[4], key[3])):
+            out.add(lit)
+    return out
+
+
+def _one_lane_equality(x, u) -> bool:
+    return isinstance(x, Aff) and isinstance(u, Aff) and u.uniform and len(set(x.off)) == 32
+
+
+def _same_lane(a: MemAccess, b: MemAccess, one_lane: set[int]) -> bool:
+    """Do `a` and `b` (in one iteration) run only where one condition that holds in at most
+    one lane holds?  Then the two run in the same single lane: no other lane's access."""
+    return bool(one_lane and _required(a.active) & _required(b.active) & one_lane)
+
+
+def _required(active) -> set[int]:
+    """The literals that hold wherever `active` holds (positive: in every cube)."""
+    cubes = list(active.cubes)
+    if not cubes:
+        return set()
+    out = set(cubes[0][1])
+    for _, lits in cubes[1:]:
+        out &= set(lits)
+    return out
