@@ -125,3 +125,15 @@ def test_a_failure_inside_a_mapped_lambda_does_not_blame_the_lambda():
 def test_class_specialisations_are_classes_of_their_own(src, name, shown):
     m = parse(src)
     assert [f.name for f in m.functions] == [name] and m.functions[0].display_name == shown
+
+
+def test_a_call_through_an_explicit_specialisation_calls_its_member():
+    out, _ = desugared("template <int N> struct T { static int f(int x) { return T<N / 2>::f(x); } };\n"
+                       "template <> struct T<1> { static int f(int x) { return x; } };\n"
+                       "int k(int x) { return T<1>::f(x) + T<4>::f(x); }")
+    assert "int k ( int x ) { return T__2__f ( x ) + T__f ( x ) ; }" in out
+
+
+def test_cuda_alignment_specifier_goes_before_the_grammar_reads_it():
+    out, _ = desugared("struct S { int a; __device__ void f() { extern __shared__ __align__(16) float s[]; s[0] = a; } };")
+    assert "extern __shared__ float s [ ] ;" in out and "S__f ( struct S * this )" in out

@@ -65,16 +65,24 @@ def alternative_tokens(toks: list[Tok]) -> list[Tok]:
             else t for t in toks]
 
 
-def lambda_specifiers(toks: list[Tok]) -> list[Tok]:
-    """`[&] __device__ (int r) {...}`: the execution space of a CUDA lambda, which the grammar
-    does not know, goes (a lambda is mapped to a `__device__` function).  Only after a lone `]`:
-    nothing else may follow one (after `]]`, an attribute, it is a function's qualifier)."""
+def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
+    """CUDA's specifiers the grammar does not know go (the rewriter drops them too):
+    `[&] __device__ (int r) {...}`, the execution space of a lambda (mapped to a `__device__`
+    function), only after a lone `]` (after `]]`, an attribute, it is a function's qualifier);
+    `__align__(16)`, an alignment (no meaning for the analysis)."""
     out: list[Tok] = []
-    for i, t in enumerate(toks):
+    i = 0
+    while i < len(toks):
+        t = toks[i]
         if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
                 (i < 2 or toks[i - 2].text != "]"):
+            i += 1
+            continue
+        if t.text == "__align__" and i + 3 < len(toks) and toks[i + 1].text == "(" and toks[i + 3].text == ")":
+            i += 4  # `__align__ ( n )`
             continue
         out.append(t)
+        i += 1
     return out
 
 
@@ -159,7 +167,7 @@ UNSUPPORTED = {  # C++ this layer leaves as it is, in the words of a note
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     """The tokens with the C++ constructs this layer knows desugared, and the facts about them."""
-    toks = lambda_specifiers(alternative_tokens(toks))
+    toks = cuda_specifiers(alternative_tokens(toks))
     if not toks:
         return toks, Facts()
     src = Source(toks)
@@ -193,6 +201,7 @@ _NAMING = ("template_declaration", "namespace_alias_definition", "type_definitio
 _TARGETS = ("call_expression", "init_declarator", "declaration", "reference_declarator", "qualified_identifier",
             "function_declarator", "template_declaration", "abstract_reference_declarator", "return_statement",
             "assignment_expression", "static_assert_declaration", "compound_literal_expression", "for_range_loop")
+_CONTEXTUAL_KEYWORDS = ("final", "override")  # names, but for a class's or a member's specifier
 _KEEPS_TEMPLATE_ARGUMENTS = ("tiled_partition", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _TARGETS += ("template_function", "parameter_pack_expansion", "variadic_declarator", "sizeof_expression",
              "new_expression", "decltype", "if_statement", "switch_statement", "alias_declaration",
@@ -338,6 +347,7 @@ class _Layer:
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
         self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
+        self.specialisations: dict[str, str] = {}  # `R<2>` -> the name of that explicit specialisation
         self.bindings: set[int] = set()  # ids of the structured bindings mapped
         self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
@@ -368,7 +378,7 @@ class _Layer:
         for n in of("lambda_expression"):
             if n.id not in self.lambdas:
                 _Lambda(self, n).plan()
-        found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes
+        found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
                  if c.type == "identifier"]
@@ -571,7 +581,8 @@ class _Layer:
         if t == "compound_literal_expression":  # `T{x}` (C's `(T){x}` is left as it is)
             return n.children[0].type != "("
         if t == "identifier":
-            return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None
+            return self.src.span(n)[0] in self.alias or self._call_in_namespace(n) is not None or \
+                _text(n) in _CONTEXTUAL_KEYWORDS
         return False
 
     # -- rendering ---------------------------------------------------------------------------
@@ -1016,6 +1027,8 @@ class _Layer:
         qual = self._call_in_namespace(n)
         if qual is not None:
             return [self.tok(n).copy(text=mangle(qual))]
+        if _text(n) in _CONTEXTUAL_KEYWORDS:
+            return [self.tok(n).copy(text="__" + _text(n))]
         return None
 
     # -- namespaces --------------------------------------------------------------------------
@@ -1062,10 +1075,12 @@ class _Layer:
         q = self._resolve(n, tuple(parts))
         if q is not None:
             return [t.copy(text=mangle(q))]
+        scope = n.child_by_field_name("scope")
         cls = self.classes.get(parts[0]) if len(parts) == 2 else None
+        if len(parts) == 2 and scope.type == "template_type":  # `R<2>::f` of an explicit specialisation
+            cls = self.classes.get(self.specialisations.get("".join(_text(scope).split()), ""), cls)
         if cls is not None and cls.methods.get(parts[1]):  # `S::f` of a static member function
             return [t.copy(text=cls.mangled(parts[1]))]
-        scope = n.child_by_field_name("scope")
         if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
         if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
@@ -1131,6 +1146,17 @@ class _Layer:
             return self._ctor(t, args.named_children)
         value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
         return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), _new(t, "op", "("), *value, _new(t, "op", ")")]
+
+    def _keyword_names(self, root) -> list:
+        """Variables named `final` or `override`: C++ words only after a class or a member
+        declarator, which the rewriter drops (`DType final;` is a variable `__final`)."""
+        out = []
+        for t, start in zip(self.src.toks, self.src.starts):
+            if t.text in _CONTEXTUAL_KEYWORDS:
+                n = root.descendant_for_byte_range(start, start + len(t.text))
+                if n is not None and n.type == "identifier" and not (root.has_error and _in_error(n)):
+                    out.append(n)
+        return out
 
     def _template_value(self, n) -> bool:
         """Is template-id `n` (`f<A>`, `is_same_v<A, B>`) in an expression, where it names a
@@ -1273,6 +1299,10 @@ class _Class:
             self.specialisation = name
             self.name = f"{_text(name.child_by_field_name('name'))}__{layer.tok(name).line}"
             self.shown = "".join(_text(name).split())
+            params = spec.parent.child_by_field_name("parameters") if spec.parent.type == "template_declaration" \
+                else None
+            if params is not None and params.named_child_count == 0:  # `template <>`: named by its arguments
+                layer.specialisations[self.shown] = self.name
         self.body = spec.child_by_field_name("body")
         self.fields: set[str] = set()
         self.methods: dict[str, bool] = {}  # name -> static
