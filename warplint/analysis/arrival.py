@@ -13,6 +13,7 @@ from typing import Callable
 from ..cfg import EXIT
 from ..ir import Instr
 from .calls import is_pure
+from .dependence import can_end_normally, only_aborts
 from .divergence import FunctionAnalysis
 from .lanes import FULL, FULL_SET, LaneSet
 
@@ -42,11 +43,16 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     `released_on_exit` (block barriers on sm_70+): lanes that run to the kernel's end without
     reaching another block barrier exit, and a barrier held up only by exiting threads is
     released (spec/exit-and-barriers.md), so they count as "exit" even when they store or vote
-    on the way.  Otherwise only lanes that exit at once, doing nothing observable, do."""
+    on the way.  Otherwise only lanes that exit at once, doing nothing observable, do.
+
+    Lanes that `trap` abort the whole grid: they are neither missing nor waited for, so a
+    branch whose other side only traps is passed over, and paths into a trap are dropped."""
     out = []
+    ends = _normal_ends(fa.cfg)
     for x, s in fa.control_deps(block):
         cond = fa.edge_cond.get((x, s))
-        if cond is None or cond == FULL_SET or block_wide and _block_uniform(cond, fa.lits):
+        if cond is None or cond == FULL_SET or block_wide and _block_uniform(cond, fa.lits) \
+                or only_aborts(fa.cfg, x, s, ends):
             continue
         others = [o for o in fa.cfg.succs(x) if o != s]
         if len(out) == MAX_DIVERGENCES:
@@ -54,9 +60,20 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
                 fa.notes.append(BOUND_NOTE)
             out.append(Divergence(x, s, others, "mixed", cond))
             return out
-        fate = _fate(fa, x, others, block, matches, kernel, released_on_exit)
+        fate = _fate(fa, x, others, block, matches, kernel, released_on_exit, ends)
         out.append(Divergence(x, s, others, fate, cond))
     return out
+
+
+_ENDS: list = [None, set()]  # the last CFG asked about, and its blocks that can end normally
+
+
+def _normal_ends(cfg) -> set[int]:
+    """Blocks from which the function can end other than by `trap` (kept for the last CFG:
+    the checks ask about one function's instructions in a row)."""
+    if _ENDS[0] is not cfg:
+        _ENDS[:] = [cfg, can_end_normally(cfg)]
+    return _ENDS[1]
 
 
 def _block_uniform(cond: LaneSet, lits) -> bool:
@@ -72,15 +89,16 @@ _OBSERVABLE = frozenset({"st", "atom", "red", "vote", "shfl", "match", "redux", 
                          "call", "activemask", "cp", "mbarrier", "membar", "fence", "trap"})
 
 
-def _exits_at_once(cfg, start: int, target: int) -> bool:
+def _exits_at_once(cfg, start: int, target: int, ends: set[int]) -> bool:
     """Do all paths from `start` reach the kernel's end doing nothing observable?  That is
     the early-`return` idiom (nvcc branches to the final `ret` block): such lanes have
     exited, and exited lanes are not waited for.  Lanes that first store, vote or wait have
-    skipped the instruction instead (CUDA: the result is undefined)."""
+    skipped the instruction instead (CUDA: the result is undefined).  Paths that trap end
+    the grid: they are not followed."""
     seen, stack = set(), [start]
     while stack:
         b = stack.pop()
-        if b == EXIT or b in seen:
+        if b == EXIT or b in seen or b not in ends:
             continue
         if b == target or len(seen) > 256:
             return False
@@ -108,14 +126,15 @@ def _polls(ins: Instr) -> bool:
     return ins.op in ("ld", "ldu") and any(m in ins.mods for m in ("volatile", "acquire", "relaxed"))
 
 
-def _runs_to_exit(cfg, start: int, target: int) -> bool:
+def _runs_to_exit(cfg, start: int, target: int, ends: set[int]) -> bool:
     """Do all paths from `start` reach the kernel's end without a block barrier (or an opaque
     call, which may hold one), without coming back to `target`, and without spinning in a
-    loop that polls memory (waiting for the others)?  Threads on such paths exit."""
+    loop that polls memory (waiting for the others)?  Threads on such paths exit (paths that
+    trap abort the grid: not followed)."""
     seen, stack = set(), [start]
     while stack:
         b = stack.pop()
-        if b == EXIT or b in seen:
+        if b == EXIT or b in seen or b not in ends:
             continue
         if b == target or len(seen) > MAX_VISIT:
             return False
@@ -133,13 +152,15 @@ def _spins(cfg, blocks: set[int]) -> bool:
 
 
 def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
-          matches: Callable[[Instr], bool], kernel: bool, released_on_exit: bool) -> str:
+          matches: Callable[[Instr], bool], kernel: bool, released_on_exit: bool,
+          ends: set[int]) -> str:
     cfg = fa.cfg
 
     def exits_from(b: int) -> bool:
         if not kernel:
             return False
-        return _runs_to_exit(cfg, b, target) if released_on_exit else _exits_at_once(cfg, b, target)
+        walk = _runs_to_exit if released_on_exit else _exits_at_once
+        return walk(cfg, b, target, ends)
 
     stop = cfg.ipdom.get(x, EXIT)
     outcomes = set()
@@ -165,6 +186,8 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
             continue
         block = cfg.blocks[b]
         hit = next((i for i in block.instrs if matches(i)), None)
+        if hit is None and b not in ends:
+            continue  # these lanes trap: the grid ends
         if released_on_exit and hit is None and any(_may_hold_barrier(i) for i in block.instrs):
             outcomes.add("skip")  # alive, at another barrier
             continue

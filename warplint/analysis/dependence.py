@@ -58,6 +58,7 @@ class ControlDependence:
         self.dependents = _dependents(self.cd)
         self.on_entry_path = _postdominators_of_entry(cfg)
         self.loop_exits = loop_exits(cfg)
+        self.ends = can_end_normally(cfg)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
 
     def deps(self, b: int) -> int:
@@ -97,8 +98,8 @@ class ControlDependence:
                     stay.append((s, cond))
                 continue
             mx = masks.get(x)
-            if mx is not None:
-                fwd.append(mx.and_(cond))
+            if mx is not None:  # lanes that abort the grid on the other side do not count
+                fwd.append(mx if only_aborts(self.cfg, x, s, self.ends) else mx.and_(cond))
         fwd = LaneSet.union(fwd)
         if not stay:
             return fwd
@@ -204,7 +205,7 @@ def loop_exits(cfg: CFG) -> dict[tuple[int, int], tuple[int, frozenset]]:
     """Loop exit edge -> (loop header, the blocks the loop exits to), for the exits from which
     the function can still end normally (not only by aborting the grid with `trap`).  The
     innermost loop wins where an edge leaves several."""
-    ends = _can_end_normally(cfg)
+    ends = can_end_normally(cfg)
     out: dict[tuple[int, int], tuple[int, frozenset]] = {}
     for header, body in cfg.loops.items():
         kept = [(u, v) for u in body for v in cfg.succs(u)
@@ -214,7 +215,15 @@ def loop_exits(cfg: CFG) -> dict[tuple[int, int], tuple[int, frozenset]]:
     return out
 
 
-def _can_end_normally(cfg: CFG) -> set[int]:
+def only_aborts(cfg: CFG, x: int, s: int, ends: set[int]) -> bool:
+    """Do the other successors of branch `x` (besides `s`) lead only to `trap`?  Lanes that
+    take them abort the whole grid, so they never reach anything after the branch."""
+    others = [o for o in cfg.succs(x) if o != s]
+    return bool(others) and all(o not in ends and (o != EXIT or _ends_in_trap(cfg, x))
+                                for o in others)
+
+
+def can_end_normally(cfg: CFG) -> set[int]:
     """Blocks from which some path reaches a `ret`/`exit` (not a `trap`)."""
     todo = [b for b in cfg.preds(EXIT) if b != EXIT and not _ends_in_trap(cfg, b)]
     seen = set(todo)

@@ -277,6 +277,9 @@ def call(lw, e):
         lw.emit({"__threadfence": "membar.gl", "__threadfence_block": "membar.cta",
                  "__threadfence_system": "membar.sys"}[name], (), (), loc, text=name)
         return Imm(0), INT
+    if name == "__trap":  # aborts the grid, as PTX `trap`
+        lw.emit("trap", (), (), loc, text=name)
+        return Imm(0), INT
     if name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv") and len(args) == 1:
         info = lw.address_of_pointer(args[0])
         _, a, t, space, _v = info
