@@ -1,7 +1,7 @@
 """Aligned groups of lanes (issue 12, class 1): a per-lane value compared with a uniform one,
 both with unknown parts that are multiples of a power of two g, is one warp-uniform condition
 per aligned group of g lanes."""
-from warplint.analysis.lanes import FULL, LaneSet, Literals, together
+from warplint.analysis.lanes import FULL, LaneSet, Literals, describe, together
 from warplint.analysis.transfer import Evaluator, _lane_groups
 from warplint.analysis.values import LANES, ZEROS, Aff, Terms
 
@@ -54,3 +54,21 @@ def test_together_needs_uniform_conditions():
     assert not together(LaneSet.lit(p, 0xF), 0, 1, lits)  # a per-lane condition: each lane its own
     assert together(LaneSet.lit(u, 0xF), 0, 1, lits)
     assert not together(LaneSet.lit(u, 0x1), 0, 1, lits)
+
+
+def test_groups_of_two_lanes_intersect_group_by_group():
+    # two conditions with one literal per pair of lanes: 16 x 16 cube pairs, 16 of them overlap
+    lits = Literals()
+    a = LaneSet.union(LaneSet.lit(lits.get(("a", k), "uniform", "warp", "idx < n2"), 3 << 2 * k) for k in range(16))
+    b = LaneSet.union(LaneSet.lit(lits.get(("b", k), "uniform", "warp", "half < limit"), 3 << 2 * k) for k in range(16))
+    both = a.and_(b)
+    assert len(both.cubes) == 16 and all(len(l) == 2 for _, l in both.cubes)
+    assert together(both, 6, 7, lits)
+
+
+def test_one_condition_per_group_reads_once():
+    lits = Literals()
+    rows = LaneSet.union(LaneSet.lit(lits.get(("row", k), "uniform", "warp", "row < rows"), 0xFF << 8 * k)
+                         for k in range(4))
+    assert describe(rows, lits) == "the lanes where row < rows (per group of 8 lanes)"
+    assert describe(rows.and_bits(0xFFFF), lits) == "lanes 0-15 where row < rows (per group of 8 lanes)"

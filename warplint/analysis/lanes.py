@@ -108,7 +108,7 @@ class LaneSet:
                 return self
             if not l1 and b1 & b2 == b2:
                 return other
-        if len(self.cubes) * len(other.cubes) > PRODUCT_CAP:
+        if len(self.cubes) * len(other.cubes) > PRODUCT_CAP and _overlapping_pairs(self, other) > PRODUCT_CAP:
             return _widen(self.possible_bits & other.possible_bits, (self.cubes, other.cubes))
         out = []
         for b1, l1 in self.cubes:
@@ -242,6 +242,12 @@ def _simplify(cubes) -> LaneSet:
     if len(cubes) > WIDEN_CUBES:
         return _widen(_bits_of(cubes), frozenset(cubes))
     return LaneSet(cubes)
+
+
+def _overlapping_pairs(a: LaneSet, b: LaneSet) -> int:
+    """How many cube pairs of an intersection share lanes (sets split over disjoint groups of
+    lanes, one condition per group, pair up group by group)."""
+    return sum(1 for b1, _ in a.cubes for b2, _ in b.cubes if b1 & b2)
 
 
 def _bits_of(cubes) -> int:
@@ -422,12 +428,23 @@ def describe(s: LaneSet, lits: Literals) -> str:
     if exact is not None:
         return lane_ranges(exact)
     from ..messages import condition_words  # the one home of how a condition reads
-    parts = []
-    for b, l in sorted(s.cubes, key=lambda c: (-c[0], sorted(c[1]))):
+    words: dict[str, list] = {}  # the conditions as they read -> the lanes of each cube: one
+    for b, l in sorted(s.cubes, key=lambda c: (-c[0], sorted(c[1]))):  # condition per group of
         conds = " and ".join(_condition(lits[x], x > 0, condition_words) for x in sorted(l, key=abs))
+        words.setdefault(conds, []).append(b)  # lanes reads once, "(per group of 8 lanes)"
+    parts = []
+    for conds, groups in words.items():
+        b = _bits_of((g, None) for g in groups)
         lanes = "the lanes" if b == FULL else lane_ranges(b)
-        parts.append(f"{lanes} where {conds}" if conds else lane_ranges(b))
+        parts.append(f"{lanes} where {conds}{_per_group(groups)}" if conds else lane_ranges(b))
     return "; or ".join(parts)
+
+
+def _per_group(groups: list[int]) -> str:
+    if len(groups) < 2:
+        return ""
+    sizes = {g.bit_count() for g in groups}
+    return f" (per group of {sizes.pop()} lanes)" if len(sizes) == 1 else " (per group of lanes)"
 
 
 def _condition(info: LitInfo, positive: bool, words) -> str:

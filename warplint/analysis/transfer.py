@@ -16,7 +16,7 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b:
         "geu": lambda a, b: a >= b}
 _CMP_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<",
              "ls": "<=", "hi": ">", "hs": ">="}
-MAX_GROUPS = 8  # lanes in at most this many groups (of equal offsets or aligned blocks) compare group by group
+MAX_GROUPS = 16  # lanes in at most this many groups (of equal offsets or aligned blocks) compare group by group
 _SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "lo": "hi", "ls": "hs", "hi": "lo", "hs": "ls"}
 _INT_ORDER = {"lt": 0, "ge": 0, "lo": 0, "hs": 0, "le": 1, "gt": 1, "ls": 1, "hi": 1, "eq": None, "ne": None}
 _OPPOSITE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
