@@ -83,6 +83,7 @@ class Rewriter:
         self.structs: set[str] = set()  # struct/class names
         self.shared_structs: set[str] = set()  # SharedMemory<T>-style wrappers of extern __shared__
         self.facts = Facts()  # from the C++ layer (cxx.py), for the lowering
+        self.signatures: dict[str, set] = {}  # function -> {(number of parameters, ((index, default tokens), ...))}
         self.cooperative_groups = False  # does the file use cooperative groups (warpcode.uses_cooperative_groups)?
 
     def run(self, toks: list[Tok]) -> list[Tok]:
@@ -189,10 +190,17 @@ class Rewriter:
         depth_paren = 0
         depth_brace = 0
         kinds: list[str] = []  # per open brace: "code" (a body) or "type" (struct/enum/initialiser)
+        sig = None  # the signature being read: [name, commas so far, {index: default tokens}, index of its `(`]
+        defaults: dict[int, list[Tok]] = {}  # index of a call's `)` -> default arguments to add before it
         while i < n:
             t = toks[i]
             x = t.text
             k = t.kind
+            if i in defaults:
+                out.extend(defaults.pop(i))
+            if k == "id" and sig_depth is None and x in self.signatures and "code" in kinds[-1:] and \
+                    i + 1 < n and toks[i + 1].text == "(":
+                self._default_arguments(toks, i, defaults)
             if k == "id":
                 if x in MARK:
                     m = MARK[x]
@@ -359,7 +367,7 @@ class Rewriter:
                 i += 1  # unnamed reference parameter
                 continue
             if x == "=" and sig_depth is not None and depth_paren == sig_depth:
-                # default argument: skip to , or ) at this depth
+                # default argument: skip to , or ) at this depth (calls that leave it out get it back)
                 j = i + 1
                 d = 0
                 while j < n:
@@ -373,6 +381,8 @@ class Rewriter:
                     elif y == "," and d == 0:
                         break
                     j += 1
+                if sig is not None:
+                    sig[2][sig[1]] = toks[i + 1:j]
                 i = j
                 continue
             if x == "->" and out and out[-1].text == ")" and "code" not in kinds:
@@ -390,10 +400,15 @@ class Rewriter:
                 depth_paren += 1
                 if sig_depth is None and _sig_start(out):
                     sig_depth = depth_paren
+                    sig = [out[-1].text, 0, {}, i]
             elif x == ")":
                 depth_paren -= 1
                 if depth_paren < (sig_depth or 0):
                     sig_depth = None
+                    self._note_signature(toks, sig, i)
+                    sig = None
+            elif x == "," and sig is not None and depth_paren == sig_depth:
+                sig[1] += 1
             elif x == "{":
                 depth_brace += 1
                 sig_depth = None
@@ -455,6 +470,45 @@ class Rewriter:
                 k += 1
         out.append(_tok(t, "op", ")"))
         return out
+
+    def _note_signature(self, toks, sig, close):
+        """Remember a function's number of parameters and its default arguments."""
+        if sig is None:
+            return
+        name, commas, given, open_ = sig
+        inner = [t.text for t in toks[open_ + 1:close]]
+        count = 0 if inner in ([], ["void"]) else commas + 1
+        self.signatures.setdefault(name, set()).add(
+            (count, tuple((k, tuple(given[k])) for k in sorted(given))))
+
+    def _default_arguments(self, toks, i, defaults):
+        """For the call `f(...)` at i that leaves out arguments which the one declaration of f
+        with that many parameters or more gives defaults for: the tokens to add before its `)`
+        (no overload takes exactly the arguments written)."""
+        sigs = self.signatures[toks[i].text]
+        close = _match(toks, i + 1, "(", ")") if any(d for _, d in sigs) else None
+        if close is None:
+            return
+        depth, commas = 0, 0
+        for t in toks[i + 2:close]:
+            if t.text in ("(", "[", "{"):
+                depth += 1
+            elif t.text in (")", "]", "}"):
+                depth -= 1
+            elif t.text == "," and depth == 0:
+                commas += 1
+        given = 0 if close == i + 2 else commas + 1
+        if any(count == given for count, _ in sigs):
+            return
+        fits = [dict(d) for count, d in sigs if count > given and all(k in dict(d) for k in range(given, count))]
+        if len(fits) != 1:
+            return
+        added: list[Tok] = []
+        for k in range(given, max(fits[0]) + 1):
+            if added or given:
+                added.append(_tok(toks[close], "op", ","))
+            added.extend(self._rewrite(list(fits[0][k])))
+        defaults[close] = added
 
     def _note_typedef(self, toks, i):
         depth = 0
