@@ -72,3 +72,11 @@ def test_one_condition_per_group_reads_once():
                          for k in range(4))
     assert describe(rows, lits) == "the lanes where row < rows (per group of 8 lanes)"
     assert describe(rows.and_bits(0xFFFF), lits) == "lanes 0-15 where row < rows (per group of 8 lanes)"
+
+
+def test_a_group_of_32_aligned_lanes_is_the_warp():
+    ev = _evaluator()
+    idx = Aff(ev.terms.get(("t",), "idx"), LANES, 32, "warp")
+    n32 = Aff(ev.terms.get(("n32",), "n32"), ZEROS, 64, "block")  # (n + 31) & ~31, or coarser
+    lanes = ev.compare("lt", idx, n32, 32, True, "idx < n32", None).lanes
+    assert len(lanes.lits) == 1 and lanes.warp_exact(ev.lits) == FULL
