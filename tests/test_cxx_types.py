@@ -51,6 +51,9 @@ def desugared(src: str) -> str:
     ("void f() { if (int k = g(); k > 1) h(k); else h(0); switch (int q = x; q) { case 1: break; } }",
      "void f ( ) { { int k = g ( ) ; if ( k > 1 ) h ( k ) ; else h ( 0 ) ; } "
      "{ int q = x ; switch ( q ) { case 1 : break ; } } }"),
+    # a variable named `final` or `override` (the rewriter drops those words as specifiers)
+    ("struct A final {}; void g() { int final = 1; final += 2; }",
+     "struct A final { } ; void g ( ) { int __final = 1 ; __final += 2 ; }"),
     # `decltype(e) x = e;`: the type of the value
     ("void f(int y) { decltype(y) x = y; }", "void f ( int y ) { auto x = y ; }"),
 ])
@@ -81,3 +84,14 @@ def test_a_lane_test_in_an_if_initialiser_guards_the_shuffle():
 def test_a_construct_still_left_is_named_in_the_note():
     notes, _ = _findings("__global__ void k(float *d) { float *p = new float[4]; d[0] = __shfl_sync(~0u, p[0], 0); }")
     assert notes and "(new is not supported: --via-nvcc analyses it)" in notes[0]
+
+
+def test_a_variable_named_final_is_analysed():
+    notes, found = _findings("""template <typename DType> __global__ void k(DType *d) {
+  DType final;
+  final = d[threadIdx.x];
+  if (threadIdx.x % 32 < 8)
+    final += __shfl_xor_sync(0xffffffff, final, 1);
+  d[threadIdx.x] = final;
+}""")
+    assert not notes and found == [("WL004", 5)]
