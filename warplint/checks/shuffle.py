@@ -5,8 +5,8 @@ from itertools import product
 
 from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lane
-from ..analysis.lanes import MAX_VARS, definite_bits, together
-from ..analysis.values import Aff
+from ..analysis.lanes import MAX_VARS, definite_bits, lane_ranges, together
+from ..analysis.values import Aff, is_uniform
 from ..messages import ShflClampInvalid, ShflSegmentMaskInvalid, ShuffleSourceInvalid, ShuffleWidthInvalid
 from . import Context, rule
 
@@ -68,6 +68,7 @@ def shfl_source_invalid(ctx: Context) -> None:
             continue
         active = op.active.possible_bits
         sure = definite_bits(op.active, fa.lits)
+        order = _lane_order(fa.lits)
         exited = None  # do lanes missing here exit?  (computed on demand)
         readers, sources, definite, why = 0, 0, False, set()
         for lane in range(32):
@@ -80,7 +81,9 @@ def shfl_source_invalid(ctx: Context) -> None:
             if active >> j & 1 and (member is None or member >> j & 1):
                 # the source can be here; on sm_70+ it may also have exited (early return)
                 if sure >> j & 1 or together(op.active, lane, j, fa.lits) or not ctx.target.independent_scheduling \
-                        or not sure >> lane & 1 and sure:
+                        or not sure >> lane & 1 and sure \
+                        or not _can_lack([op.active.lane_formula(lane)], op.active.lane_formula(j), lane, j,
+                                         fa.lits, order):
                     continue
                 if exited is None:
                     exited = _exits(fa, op, ctx.kernel)
@@ -113,8 +116,30 @@ def shfl_source_invalid(ctx: Context) -> None:
             ctx.report(op.instr, ShuffleSourceInvalid(readers, sources, tuple(sorted(why)), definite),
                        certainty="definite" if definite else "possible",
                        details=[f"active lanes: {ctx.describe(op.active)}",
-                                f"membermask: {ctx.describe(op.member) if op.member is not None else 'none'}"],
+                                f"membermask: {_describe_mask(ctx, op)}"],
                        block=op.block)
+
+
+def _describe_mask(ctx: Context, op) -> str:
+    """The membermask in words: a set of lanes, one mask per lane (`0xf << (lane & ~3)`), or
+    none (a shuffle without one, before `*.sync`: the active lanes take part)."""
+    if op.member is not None:
+        return ctx.describe(op.member)
+    mv = op.member_value
+    if not (isinstance(mv, Aff) and mv.exact):
+        return "none (the shuffle has no membermask)" if not op.sync else "not known"
+    by_mask: dict[int, int] = {}
+    for lane in range(32):
+        if op.active.possible_bits >> lane & 1:
+            m = mv.off[lane] & 0xFFFFFFFF
+            by_mask[m] = by_mask.get(m, 0) | 1 << lane
+    sizes = {bin(m).count("1") for m in by_mask}
+    if all(m == lanes for m, lanes in by_mask.items()) and len(sizes) == 1:
+        size = sizes.pop()
+        if all(m == ((1 << size) - 1) << ((m & -m).bit_length() - 1) for m in by_mask):
+            return f"one per lane: its own group of {size} lanes"
+    return "one per lane: " + "; ".join(f"{lane_ranges(lanes)} use {m:#010x}"
+                                        for m, lanes in sorted(by_mask.items(), key=lambda x: x[1]))
 
 
 def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
@@ -122,12 +147,15 @@ def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
     a lane may read a source lane outside the mask when some valuation of the conditions puts the
     reader in the mask and its source out of it (the tail warp of `i < n`)."""
     fa = ctx.analysis
+    order = _lane_order(fa.lits)
     readers = sources = 0
     for lane in range(32):
         if not op.active.possible_bits >> lane & 1:
             continue
         j, ok = source_lane(op.instr.mods, lane, b.off[lane], c)
-        if ok and 0 <= j < 32 and j != lane and _may_be_outside(op, lane, j, fa.lits):
+        if ok and 0 <= j < 32 and j != lane and _can_lack(
+                [op.active.lane_formula(lane), op.member.lane_formula(lane)], op.member.lane_formula(j),
+                lane, j, fa.lits, order):
             readers |= 1 << lane
             sources |= 1 << j
     if readers:
@@ -138,24 +166,53 @@ def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
                    block=op.block)
 
 
-def _may_be_outside(op, lane: int, j: int, lits) -> bool:
-    """Can `lane` run `op` in its membermask while lane `j` is not in it?  A warp-uniform
-    condition has one value for both lanes; a per-lane condition may differ between them.
-    Past MAX_VARS conditions: no (nothing is reported)."""
+def _lane_order(lits) -> dict[int, int]:
+    """Conditions that hold on a run of low or high lanes: a comparison `A > B` or `A >= B`
+    (one literal per comparison, as the evaluator keys it) of a value that grows with the
+    lane (`i = blockIdx.x * blockDim.x + threadIdx.x`) with one that is the same in every lane.
+    -1: where it holds in a lane, it holds in every lower lane (`i < n`: after
+    `if (i >= n) return;` the live lanes are a prefix, lane 0 is alive whenever any lane is);
+    +1: in every higher lane."""
+    out = {}
+    for key, lid in lits.items():
+        if not (isinstance(key, tuple) and len(key) == 5 and key[0] == "cmp"
+                and key[1] in ("gt", "ge") and key[2] in ("s", "u")):
+            continue
+        a, b = key[3], key[4]
+        if _grows(a) and is_uniform(b):
+            out[lid] = 1
+        elif _grows(b) and is_uniform(a):
+            out[lid] = -1
+    return out
+
+
+def _grows(v) -> bool:
+    return isinstance(v, Aff) and not v.uniform and all(x <= y for x, y in zip(v.off, v.off[1:]))
+
+
+def _can_lack(reader: list, source: list, lane: int, j: int, lits, order: dict[int, int]) -> bool:
+    """Is there a valuation of the conditions under which lane `lane` satisfies every formula
+    in `reader` while lane `j` does not satisfy `source`?  A warp-uniform condition has one
+    value for both lanes; a per-lane condition may differ between them, except that one that
+    holds on a run of low (high) lanes and holds in the higher (lower) of the two holds in the
+    other too.  Past MAX_VARS conditions: no (nothing is reported)."""
     def key(x, who):
         return abs(x) if lits[x].kind == "uniform" else (abs(x), who)
 
-    reader = [(op.active.lane_formula(lane), "r"), (op.member.lane_formula(lane), "r")]
-    source = op.member.lane_formula(j)
-    keys = sorted({key(x, who) for f, who in reader for cube in f for x in cube}
+    keys = sorted({key(x, "r") for f in reader for cube in f for x in cube}
                   | {key(x, "s") for cube in source for x in cube}, key=str)
     if len(keys) > MAX_VARS:
         return False
+    low, high = ("r", "s") if lane < j else ("s", "r")
+    runs = [((x, high), (x, low)) if order[x] < 0 else ((x, low), (x, high))
+            for x in {k[0] for k in keys if isinstance(k, tuple)} if x in order]
 
     def holds(formula, who, val) -> bool:
         return any(all(val[key(x, who)] == (x > 0) for x in cube) for cube in formula)
     for values in product((False, True), repeat=len(keys)):
         val = dict(zip(keys, values))
-        if all(holds(f, who, val) for f, who in reader) and not holds(source, "s", val):
+        if any(val.get(a, False) and not val.get(b, True) for a, b in runs):
+            continue  # a run of lanes with a hole
+        if all(holds(f, "r", val) for f in reader) and not holds(source, "s", val):
             return True
     return False
