@@ -26,9 +26,10 @@ from .values import Terms
 MAX_ROUNDS = 8
 
 
-def unwritten_fields(cfg: CFG) -> dict[str, list[str]]:
-    """Struct register -> the fields of it (`t.nRanks`) that the function reads but never
-    writes: they come with the whole struct (`t = team_of(comm)`), so writing `t` writes them."""
+def unwritten_fields(cfg: CFG, params: set[str]) -> dict[str, list[str]]:
+    """Struct register or parameter -> the fields of it (`t.nRanks`, `p.outSize.x`) that the
+    function reads but never writes: they come with the whole struct, so writing `t` (`t =
+    team_of(comm)`) writes them, and those of a parameter are parameters."""
     read, written = set(), set()
     for blk in cfg.blocks:
         for ins in blk.instrs:
@@ -39,7 +40,7 @@ def unwritten_fields(cfg: CFG) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name in sorted(read - written):
         base = name.split(".", 1)[0]
-        if base != name and base in written and not is_special(name):
+        if base != name and (base in written or base in params) and not is_special(name):
             out.setdefault(base, []).append(name)
     return out
 
@@ -60,7 +61,10 @@ class Solver:
         self.preds = {b: [p for p in cfg.preds(b) if p != EXIT] for b in self.order}
         self.deps = ControlDependence(cfg, lits, entry_mask, self.index)
         self.joins = Joins(id(cfg), terms, lits)
-        self.interpreter = Interpreter(ev, self.joins, terms, lits, unwritten_fields(cfg))
+        params = set(fn.params) | set(fn.ret_params)
+        fields = unwritten_fields(cfg, params)
+        self.interpreter = Interpreter(ev, self.joins, terms, lits, fields)
+        self.param_fields = {f: ev.param_value(f) for base, fs in fields.items() if base in params for f in fs}
         self.loop_writes = loop_writes(cfg)
         self.reg_names, self.dead_after = dead_after(cfg)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
@@ -178,7 +182,7 @@ class Solver:
         incoming = [Incoming(self.out_env[p], self.deps.edge_lanes(self.masks, p, b), index[p] >= index[b])
                     for p in self.preds[b] if p in self.out_env]
         if b == self.cfg.entry:
-            incoming.append(Incoming({}, self.entry_mask, False))
+            incoming.append(Incoming(dict(self.param_fields), self.entry_mask, False))
         taken = [i for i in incoming if not i.lanes.is_empty()]  # an edge no lane takes brings no values
         return self.joins.environments(b, taken or incoming, mask, self.loop_writes.get(b))
 
