@@ -137,3 +137,14 @@ def test_a_call_through_an_explicit_specialisation_calls_its_member():
 def test_cuda_alignment_specifier_goes_before_the_grammar_reads_it():
     out, _ = desugared("struct S { int a; __device__ void f() { extern __shared__ __align__(16) float s[]; s[0] = a; } };")
     assert "extern __shared__ float s [ ] ;" in out and "S__f ( struct S * this )" in out
+
+
+def test_a_lambda_in_a_callee_copied_for_another_lambda_is_defined_once():
+    """`outer` is copied for the kernel's lambda; the lambda inside it (passed on to `apply`) and
+    apply's copy for it are not defined a second time by that copy."""
+    m = parse("""template <typename F> __device__ int apply(int x, F f) { return f(x); }
+template <typename G> __device__ int outer(int x, G g) { return apply(x, [&](int y) { return g(y) + x; }); }
+__global__ void k(int *d) { d[0] = outer(d[1], [&](int z) { return __shfl_sync(0xffffffff, z, 0); }); }""")
+    names = [f.name for f in m.functions]
+    assert not [d for d in m.diagnostics if "not analysed" in d.message] and len(names) == len(set(names))
+    assert "outer__k__lambda_3" in names and names.count("outer__lambda_2") == 1

@@ -6,10 +6,21 @@ every token's original location (new tokens take the location of the token they 
 What the tree does not show with certainty (a subtree with a parse error) is left as it was; a
 construct left that the C parser then rejects is named in the function's note (`Facts.construct`).
 
-  functional cast       `T(x)`, `idx_t(e)`        -> `(T)(x)`; `T()` -> `(T)0`
+  functional cast       `T(x)`, `idx_t(e)`, `X<A>(x)`, `ns::X(x)` -> `(T)(x)`; `T()` -> `(T)0`;
+                        `T(a, b)` -> `__ctor(a, b)` (T a type named in a declaration of the file)
   direct initialisation `T x(a)`, `T x{a}`         -> `T x = a`, `T x = {a}`; several values:
                                                       `T x = __ctor(a, b)` (an opaque constructor)
-  braced values         `return {a, b};`, `v = {a}`, `T{a, b}` -> compound literals `(T){a, b}`
+  braced values         `return {a, b};`, `v = {a}`, `T{a, b}` -> compound literals `(T){a, b}`;
+                        `T{}` -> `(T){0}`; of a type not known here: `__ctor(a, b)`
+  template-ids          `f<A>(x)`, `o.template f<A>(x)`, `std::is_same_v<A, B>` -> `f(x)`, `o.f(x)`,
+                        `std::is_same_v` (templates are erased: a uniform unknown)
+  type aliases          `using X = ns::Y<A>;`, `typedef ns::Y<A> X;` -> `typedef ns__Y X;` (opaque);
+                        `decltype(e)` -> `auto`
+  parameter packs       `Args... args` -> `Args args`, `f(args...)` -> `f(args)` (one opaque
+                        value); `sizeof...(args)` -> `__sizeof_pack_args` (a uniform unknown)
+  placement new         `new (p) T{v}`             -> `(*(p) = v)`
+  if/switch initialiser `if (init; c) s`           -> `{ init; if (c) s }`
+  names `final`, `override` (variables)            -> `__final`, `__override` (the rewriter drops the words)
   alternative tokens    `and`, `or`, `not`, ...    -> `&&`, `||`, `!`, ...
   reference parameters  `int &x` (not const)       -> `int _Alignas(7020) x`: the lowering passes it
                                                       in and copies it back out at each call
@@ -26,9 +37,20 @@ construct left that the C parser then rejects is named in the function's note (`
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
-                        constructors' initialiser lists as assignments; `S::g` of a static member
-  named lambdas         `auto f = [&](int x) {...};` -> a function before the enclosing one, the
-                        captured variables its last parameters (by reference: copied in and out)
+                        constructors' initialiser lists as assignments; `S::g` of a static member;
+                        a specialisation `struct S<int, T> {...}` a class of its own (`S__L`, L its
+                        line), `S<2>::g` the member of the explicit specialisation `S<2>`
+  lambdas               `auto f = [&](int x) {...};` -> a function before the enclosing one, the
+                        captured variables its last parameters (by reference and written: copied
+                        in and out; `[t = e]`: a parameter whose argument is e; `this`: the
+                        object); invoked where it stands `[&]{...}()` -> a call of it; passed to a
+                        function the file defines -> a copy of the callee, whose calls of that
+                        parameter call it; passed elsewhere: analysed alone, with a note
+  structured bindings   `auto [a, b] = e;`         -> `auto __binding = e; auto a = __ctor(__binding,
+                                                      0); auto b = __ctor(__binding, 1);`
+  range-for             `for (T x : r) s`          -> `for (int i = 0; i < __ctor(r); i++) { T x = r[i];
+                                                      s }` (an array's count: `__ctor(sizeof(r))`, a
+                                                      constant; a written `T &x`: `T *x = &(r[i])`)
   cooperative groups    `tiled_partition<kTile>(g)` -> `tiled_partition(g, kTile)`
   static_assert         removed (no run-time meaning)
 """
@@ -205,7 +227,7 @@ _CONTEXTUAL_KEYWORDS = ("final", "override")  # names, but for a class's or a me
 _KEEPS_TEMPLATE_ARGUMENTS = ("tiled_partition", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _TARGETS += ("template_function", "parameter_pack_expansion", "variadic_declarator", "sizeof_expression",
              "new_expression", "decltype", "if_statement", "switch_statement", "alias_declaration",
-             "type_definition")  # types and expressions
+             "type_definition", "template_method", "dependent_name")  # types and expressions
 def _nodes(root, types) -> list:
     """The nodes of these types under `root` (and `root`), in document order, outer ones first
     (a tree cursor's walk: fast, and no query to compile in every process)."""
@@ -550,8 +572,10 @@ class _Layer:
                 self._tile_size(n) is not None or self._constructed(n) is not None
         if t == "template_function":
             return self._template_value(n)
-        if t in ("parameter_pack_expansion", "variadic_declarator"):
+        if t in ("parameter_pack_expansion", "variadic_declarator", "template_method"):
             return True
+        if t == "dependent_name":
+            return n.parent is not None and n.parent.type == "field_expression"
         if t == "sizeof_expression":
             return any(c.type == "..." for c in n.children)
         if t == "new_expression":
@@ -1175,6 +1199,14 @@ class _Layer:
         (a value parameter inside is a uniform unknown, and so is a variable template)."""
         return self.node(n.child_by_field_name("name"))
 
+    def r_template_method(self, n):
+        """`o.f<A>(x)` -> `o.f(x)`: a member template, erased like any template."""
+        return self.node(n.child_by_field_name("name") or n.named_children[0])
+
+    def r_dependent_name(self, n):
+        """`o.template f<A>(x)` -> `o.f(x)`: `template` only tells a C++ parser that f is one."""
+        return self.node(n.named_children[-1]) if n.named_child_count else None
+
     def r_parameter_pack_expansion(self, n):
         """`f(args...)` -> `f(args)`: a pack is one opaque argument."""
         return self.node(n.named_children[0]) if n.named_child_count else None
@@ -1487,6 +1519,7 @@ class _Lambda:
         self.lam = lam
         self.init = init  # the local's init_declarator, for a named lambda
         self.initialised: dict[str, object] = {}  # `[t = e]`: name -> e
+        self.emitted = self.copied = False  # its function, its callee's copy: rendered once
 
     def plan(self) -> None:
         lay = self.layer
@@ -1621,8 +1654,12 @@ class _Lambda:
         return out + [_new(at, "id", x)]
 
     def hoisted(self) -> list:
-        """The function goes before the item that holds the lambda (an empty list: it is there)."""
+        """The function goes before the item that holds the lambda (an empty list: it is there),
+        once (the item may be rendered again, as a callee's copy)."""
         lay = self.layer
+        if self.emitted:
+            return []
+        self.emitted = True
         at = lay.tok(self.lam)
         ldecl = self.lam.child_by_field_name("declarator")
         params = ldecl.child_by_field_name("parameters") if ldecl is not None else None
@@ -1740,11 +1777,14 @@ class _Lambda:
         """`callee(a, [..](..) {..})` -> `callee__lambda_L(a, g__lambda_L, <captured variables>)`,
         the copy of the callee rendered before the item."""
         lay = self.layer
-        outer, lay.specialising = lay.specialising, self
-        try:
-            copy = lay.node(self.callee)
-        finally:
-            lay.specialising = outer
+        copy = []
+        if not self.copied:
+            self.copied = True
+            outer, lay.specialising = lay.specialising, self
+            try:
+                copy = lay.node(self.callee)
+            finally:
+                lay.specialising = outer
         args = call.child_by_field_name("arguments")
         t = lay.tok(call)
         a, b = lay.src.span(args)
