@@ -54,6 +54,9 @@ def desugared(src: str) -> str:
     # a variable named `final` or `override` (the rewriter drops those words as specifiers)
     ("struct A final {}; void g() { int final = 1; final += 2; }",
      "struct A final { } ; void g ( ) { int __final = 1 ; __final += 2 ; }"),
+    # a member template named with `template` (a dependent name) or without: erased
+    ("void f() { prims.template process<1, 1>(s, 0); p->template g<T>(x); q.h<int>(y); }",
+     "void f ( ) { prims . process ( s , 0 ) ; p -> g ( x ) ; q . h ( y ) ; }"),
     # `decltype(e) x = e;`: the type of the value
     ("void f(int y) { decltype(y) x = y; }", "void f ( int y ) { auto x = y ; }"),
 ])
@@ -95,3 +98,14 @@ def test_a_variable_named_final_is_analysed():
   d[threadIdx.x] = final;
 }""")
     assert not notes and found == [("WL004", 5)]
+
+
+def test_a_member_template_call_is_analysed():
+    """`o.template f<N>(x)` (nccl's prims.template process<1, 1>(...)): a call of a member."""
+    notes, found = _findings("""template <typename P> __global__ void k(float *d, P prims) {
+  float v = d[threadIdx.x];
+  if (prims.template lane_of<32>(threadIdx.x) < 16)
+    v += __shfl_xor_sync(0xffffffff, v, 1);
+  d[threadIdx.x] = v;
+}""")
+    assert not notes and found == [("WL004", 4)]
