@@ -80,3 +80,10 @@ def test_a_group_of_32_aligned_lanes_is_the_warp():
     n32 = Aff(ev.terms.get(("n32",), "n32"), ZEROS, 64, "block")  # (n + 31) & ~31, or coarser
     lanes = ev.compare("lt", idx, n32, 32, True, "idx < n32", None).lanes
     assert len(lanes.lits) == 1 and lanes.warp_exact(ev.lits) == FULL
+
+
+def test_the_same_words_on_the_same_lanes_are_no_groups():
+    lits = Literals()
+    a = LaneSet.lit(lits.get(("i", 1), "uniform", "warp", "idx < n4"), 0xF)
+    b = LaneSet.lit(lits.get(("i", 2), "uniform", "warp", "idx < n4"), 0xF)
+    assert describe(a.or_(b), lits) == "lanes 0-3 where idx < n4"

@@ -441,7 +441,8 @@ def describe(s: LaneSet, lits: Literals) -> str:
 
 
 def _per_group(groups: list[int]) -> str:
-    if len(groups) < 2:
+    """' (per group of 8 lanes)' when one condition reads the same for disjoint groups of lanes."""
+    if len(groups) < 2 or sum(g.bit_count() for g in groups) != _bits_of((g, None) for g in groups).bit_count():
         return ""
     sizes = {g.bit_count() for g in groups}
     return f" (per group of {sizes.pop()} lanes)" if len(sizes) == 1 else " (per group of lanes)"
