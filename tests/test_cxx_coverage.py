@@ -42,3 +42,40 @@ def test_macros_beside_the_declaration_are_not_qualifiers():
     said = notes(src)
     assert not [m for m in said if "LIB_SUPPRESS_WARNINGS" in m or "LIB_MAX_THREADS" in m], said
     assert lint_text(src, "k.cu", Options()).coverage.analysed == 1
+
+
+TILE_OF_MACRO_SIZE = """\
+#include <cooperative_groups.h>
+#include "lib_not_given.h"
+namespace cg = cooperative_groups;
+__device__ float tile_sum(cg::thread_block_tile<WARP_SIZE> g, float v) {
+  for (int i = 1; i < WARP_SIZE; i <<= 1) v += g.shfl_down(v, i);
+  return v;
+}
+__global__ void k(float *d) {
+  cg::thread_block_tile<WARP_SIZE> g = cg::tiled_partition<WARP_SIZE>(cg::this_thread_block());
+  float v = d[threadIdx.x];
+  if (threadIdx.x % 32 < 16) v = tile_sum(g, v);
+  d[threadIdx.x] = v;
+}
+"""
+
+
+def test_tile_whose_size_is_an_unread_macro_is_analysed():
+    # the size is unknown, so the tile's lanes are too: analysed, and nothing is claimed of them
+    result = lint_text(TILE_OF_MACRO_SIZE, "k.cu", Options())
+    assert (result.coverage.analysed, result.coverage.total) == (2, 2), notes(TILE_OF_MACRO_SIZE)
+    assert not result.findings
+    # told the size, the half-tile call is found through the helper's parameter
+    told = lint_text(TILE_OF_MACRO_SIZE, "k.cu", Options(defines={"WARP_SIZE": "32"}))
+    assert {f.rule_id for f in told.findings} & {"WL002", "WL004"}
+
+
+def test_host_function_with_warp_code_is_named_host_code():
+    # `__lib_inline__` (lower case: not taken for a qualifier macro) marks nothing warplint reads
+    src = ('#include <cooperative_groups.h>\n#define __lib_inline__ inline\n'
+           '__lib_inline__ void scale(float *d) {\n'
+           '  auto t = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());\n'
+           '  d[t.thread_rank()] *= 2.0f;\n}\n')
+    said = [m for m in notes(src) if "'scale'" in m]
+    assert said and "host code to warplint" in said[0] and "'tiled_partition' at line 4" in said[0], said

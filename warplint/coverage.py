@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from .ir import Diagnostic
 
 _MACRO_LIKE = re.compile(r"[A-Z][A-Z0-9_]+")
+_DEVICE_MARKS = ("__device__", "__global__")
 
 
 @dataclass
@@ -110,7 +111,7 @@ def _names(d: Diagnostic, wf) -> bool:
 
 
 def _unexplained(wf, first) -> str:
-    if first.creates_group:
+    if first.creates_group and any(t.text in _DEVICE_MARKS for t in wf.specifiers):
         return (f"function '{wf.name}' not analysed (code warplint does not read as written); lint it with "
                 "--via-nvcc, or define the macros it relies on (configuration `macros`, -D)")
     what = ("inline PTX" if first.name == "asm" else
@@ -122,6 +123,11 @@ def _unexplained(wf, first) -> str:
         return (f"function '{wf.name}' not analysed: '{m}' in its declaration is defined nowhere warplint read; "
                 f"say what it is with configuration `macros = {{{m} = \"__global__\"}}` (or __device__, or \"\" "
                 f"for nothing) or -D{m}=..., or lint with --via-nvcc")
+    if not any(t.text in _DEVICE_MARKS for t in wf.specifiers):
+        return (f"function '{wf.name}' not analysed: its {what} at line {first.line} is not in the analysis: the "
+                "function is host code to warplint (declared neither __device__ nor __global__, nor through a "
+                "macro it could read); if it runs on the GPU, define the macro that marks it (configuration "
+                "`macros`, -D), or lint with --via-nvcc")
     return (f"function '{wf.name}' not analysed: its {what} at line {first.line} is not in the analysis "
             "(code warplint does not read as written); lint it with --via-nvcc, or define the macros it "
             "relies on (configuration `macros`, -D)")
