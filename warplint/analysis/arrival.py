@@ -65,15 +65,19 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     return out
 
 
-_ENDS: list = [None, set()]  # the last CFG asked about, and its blocks that can end normally
+_ENDS: tuple = (None, frozenset())  # the last CFG asked about, and its blocks that can end normally
 
 
 def _normal_ends(cfg) -> set[int]:
     """Blocks from which the function can end other than by `trap` (kept for the last CFG:
-    the checks ask about one function's instructions in a row)."""
-    if _ENDS[0] is not cfg:
-        _ENDS[:] = [cfg, can_end_normally(cfg)]
-    return _ENDS[1]
+    the checks ask about one function's instructions in a row; one tuple, read and replaced
+    whole, so that threads (the language server) never see a CFG with another's blocks)."""
+    global _ENDS
+    last, ends = _ENDS
+    if last is not cfg:
+        ends = can_end_normally(cfg)
+        _ENDS = (cfg, ends)
+    return ends
 
 
 def _block_uniform(cond: LaneSet, lits) -> bool:
