@@ -32,6 +32,9 @@ def desugared(src: str) -> str:
     # braces of a type named with a template-id or a namespace; `T{}` is value-initialised
     ("void f() { a = thrust::plus<float>{}; b = (cfg::mask_t{1} << n); c = P{}; }",
      "void f ( ) { a = ( thrust__plus ) { 0 } ; b = ( ( cfg__mask_t ) { 1 } << n ) ; c = ( P ) { 0 } ; }"),
+    # a type applied to braces: a compound literal (marian's `S5 s(A5({a, b}))`)
+    ("using A = fn::Array<int, 2>; void f() { S s(A({a, b})); }",
+     "typedef fn__Array A ; void f ( ) { S s = ( A ) { a , b } ; }"),
     # braces of a type not known here: an opaque value made of them
     ("void f(float2 *b) { b[i] = {x, y}; b[j] = {z}; }",
      "void f ( float2 * b ) { b [ i ] = __ctor ( x , y ) ; b [ j ] = z ; }"),

@@ -694,12 +694,7 @@ class _Layer:
         spelling = self._constructed(n)
         if spelling is not None:
             return self._construction(n, spelling)
-        ty = self._cast_type(n)
-        t = self.tok(ty)
-        args = n.child_by_field_name("arguments")
-        value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
-        return [_new(t, "op", "("), *self.node(ty), _new(t, "op", ")"), _new(t, "op", "("), *value,
-                _new(t, "op", ")")]
+        return self._construction(n, self.node(self._cast_type(n)))
 
     # -- cooperative groups --------------------------------------------------------------------
     def _tile_size(self, call):
@@ -1162,12 +1157,14 @@ class _Layer:
         return self._type_spelling(f)
 
     def _construction(self, call, spelling) -> list[Tok]:
-        """`T(x)` -> `(T)(x)`; `T()` -> `(T)0`; `T(a, b)` -> `__ctor(a, b)`: an opaque value made
-        of a and b (the constructor is not known here)."""
+        """`T(x)` -> `(T)(x)`; `T()` -> `(T)0`; `T({a, b})` -> `(T){a, b}`; `T(a, b)` ->
+        `__ctor(a, b)`: an opaque value made of a and b (the constructor is not known here)."""
         args = call.child_by_field_name("arguments")
         t = spelling[0]
         if args.named_child_count > 1:
             return self._ctor(t, args.named_children)
+        if args.named_child_count and args.named_children[0].type == "initializer_list":
+            return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), *self.node(args.named_children[0])]
         value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
         return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), _new(t, "op", "("), *value, _new(t, "op", ")")]
 
