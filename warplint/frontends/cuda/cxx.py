@@ -366,6 +366,7 @@ class _Layer:
         self.before: list[Tok] = []  # lambdas as functions, for before the item that defines them
         self.values: set[str] = set()  # names of template value parameters
         self.templates: set[str] = set()  # names of the templates defined
+        self.variables: set[str] = set()  # names declared as variables or parameters (never templates)
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
         self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
@@ -461,6 +462,16 @@ class _Layer:
                 found = (ty, target)
         return found
 
+    def _variables_declared(self, n) -> None:
+        """Remember the variables and parameters `n` declares: a name lookup that finds one never
+        finds a template, so `x < H && y > 0` on them is comparisons, whatever the parser guessed."""
+        for d in n.children_by_field_name("declarator"):
+            if d.type in ("function_declarator", "abstract_function_declarator"):
+                continue
+            name = _declarator_name(d)
+            if name is not None and name.type == "identifier":
+                self.variables.add(_text(name))
+
     def inside_class(self, n) -> bool:
         p = n.parent
         while p is not None:
@@ -492,6 +503,7 @@ class _Layer:
         if t == "declaration" or t in ("parameter_declaration", "optional_parameter_declaration") and \
                 n.child_by_field_name("declarator") is not None:  # not `b` in `int a(b);` (a value)
             self._type_used(n.child_by_field_name("type"))
+            self._variables_declared(n)
         if t in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None and \
                 (name := n.child_by_field_name("name")) is not None:
             self.class_bodies.add(_text(name))
@@ -1185,6 +1197,9 @@ class _Layer:
         of `tiled_partition<N>` (their own mappings), nor a declarator (an explicit
         specialisation)."""
         name = n.child_by_field_name("name")
+        if name is not None and name.type == "identifier" and _text(name) in self.variables \
+                and _text(name) not in self.templates:
+            return False  # `x < H && y > 0`: comparisons, read as written
         up = n.parent
         while up is not None and up.type == "qualified_identifier":
             up = up.parent
