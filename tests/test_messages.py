@@ -54,7 +54,7 @@ def test_every_kind_renders_from_its_fields(kind):
      "lane 1 overwrites shared memory that lane 0 read at line 10 with no __syncwarp() in between "
      "(data race on sm_70+)"),
     (BarrierDivergence("bar.sync", 0, False),
-     "'bar.sync' may be reached by only some warps of the block (the condition depends on threadIdx); "
+     "'bar.sync' may be reached by only some warps of the block (its condition can differ between warps); "
      "the threads that skip it do not exit, so the block deadlocks or the barrier is undefined"),
     (ActivemaskAsMembermask("__ballot_sync", None),
      "the membermask of '__ballot_sync' is the value of activemask, which may be any subset of the lanes "

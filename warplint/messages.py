@@ -309,7 +309,7 @@ class BarrierDivergence(Message):
         if self.missing_lanes:
             who = f"only part of a warp ({_lanes(self.missing_lanes)} can skip it)"
         else:
-            who = "only some warps of the block (the condition depends on threadIdx)"
+            who = "only some warps of the block (its condition can differ between warps)"
         return {"is_": "is" if self.definite else "may be", "who": who}
 
 
