@@ -1,9 +1,12 @@
 """A small in-process C preprocessor that keeps every token's original location.
 
 Expanded macro bodies take the location of the macro name at the invocation; arguments keep
-their own.  `#include <...>` is not expanded (warplint knows the CUDA intrinsics); local
-`#include "..."` is followed relative to the including file, then the include paths, but only
-to regular files inside the linted tree (`pipeline.linted_tree`) or an `-I` directory, and at
+their own.  `#include "x/y.h"` is looked for next to the including file, then in the include
+paths, then under each directory above the including file up to the linted tree's root (the
+`-I include` a build system gives, when a nested file includes "proj/x.h"); `#include <x/y.h>`
+the same way without the first step.  Toolkit, C/C++ library and OS <headers> are never looked
+for (warplint knows the CUDA intrinsics), and a <header> found nowhere gets no note.  Only
+regular files inside the linted tree (`pipeline.linted_tree`) or an `-I` directory are read, at
 most MAX_INCLUDE_BYTES in all: anything else is not read, with a note at the `#include`.
 """
 from __future__ import annotations
@@ -67,6 +70,51 @@ def _lines(toks):
             cur.append(t)
     if cur:
         yield cur
+
+
+def _header_name(rest: list[Tok]) -> tuple[str, bool]:
+    """The header an #include names, and whether it is a <header>; ("", False) for neither."""
+    if rest and rest[0].kind == "str":
+        return rest[0].text[1:-1], False
+    if not rest or rest[0].text != "<":
+        return "", False
+    name, prev = "", rest[0]
+    for t in rest[1:]:
+        if t.text == ">":
+            return name.strip(), True
+        gap = t.col - (prev.col + len(prev.text)) if (t.path, t.line) == (prev.path, prev.line) else 0
+        name += " " * max(gap, 0) + t.text
+        prev = t
+    return "", False  # no closing '>'
+
+
+# <header>s of the toolkit, the C and C++ libraries and the OS: never looked for
+SYSTEM_HEADER_DIRS = {"cub", "thrust", "nv", "crt", "sys", "bits", "linux", "c++", "libcudacxx"}
+C_HEADERS = {"assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "locale.h", "math.h",
+             "setjmp.h", "signal.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h",
+             "stdlib.h", "string.h", "time.h", "inttypes.h", "wchar.h", "unistd.h", "pthread.h",
+             "fcntl.h", "dlfcn.h", "malloc.h", "memory.h", "strings.h", "complex.h", "mma.h"}
+
+
+def _is_system_header(name: str) -> bool:
+    """<vector>, <stdio.h>, <cuda_fp16.h>, <cub/cub.cuh>, <sys/time.h>: not a project header."""
+    first = name.split("/")[0]
+    return ("/" not in name and "." not in name) or name in C_HEADERS or first in SYSTEM_HEADER_DIRS \
+        or first.startswith(("cuda", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudnn",
+                             "cupti", "cooperative_groups", "nvtx", "nvToolsExt", "nvml", "sm_"))
+
+
+def _dirs_up_to(start: str, root: str) -> list[str]:
+    """`start` and the directories above it, up to and with `root`; none when `start` is not
+    under `root`."""
+    dirs = []
+    d = start
+    while d == root or d.startswith(root.rstrip(os.sep) + os.sep):
+        dirs.append(d)
+        if d == root:
+            break
+        d = os.path.dirname(d)
+    return dirs
 
 
 def _guard_macro(line: list[Tok]) -> str | None:
@@ -220,12 +268,12 @@ class Preprocessor:
     def include(self, rest, dtok, path, depth, out):
         if rest and rest[0].kind == "id":
             rest = self.expand(rest)
-        if not rest or rest[0].kind != "str":
-            return  # <system> headers are not expanded
-        name = rest[0].text[1:-1]
+        name, angled = _header_name(rest)
+        if not name:
+            return
         if depth >= MAX_INCLUDE_DEPTH:
             raise PPError(dtok, f"#include nested deeper than {MAX_INCLUDE_DEPTH}")
-        if name in TOOLKIT_HEADERS:
+        if name in TOOLKIT_HEADERS or angled and _is_system_header(name):
             return
         if self.includes_left <= 0:
             if self.includes_left == 0:
@@ -233,9 +281,8 @@ class Preprocessor:
                                          "ones are not read"))
                 self.includes_left = -1
             return
-        cands = [os.path.join(os.path.dirname(path) or ".", name)]
-        cands += [os.path.join(p, name) for p in self.include_paths]
         refused = None
+        cands = self.include_candidates(name, angled, path)
         for c in cands:
             note_probe(c)  # the result cache keys on what stood at every candidate
             if not os.path.lexists(c):
@@ -258,11 +305,26 @@ class Preprocessor:
             shown = os.path.relpath(c) if not os.path.isabs(path) else ab
             self._file(text, os.path.normpath(shown), depth + 1, out)
             return
+        if angled and not refused:
+            return  # a <header> found nowhere is a system one: normal, no note
         self.missing_includes.append((dtok, name))
         quoted = f" '{name}'" if dtok.path == self.main_path and quotable(name, 80) else ""
         self.notes.append((dtok, f"#include{quoted} not read: {refused}" if refused else
-                           f"#include{quoted} not found (next to the file or in an -I directory): "
-                           "what it defines is unknown"))
+                           f"#include{quoted} not found (next to the file, in an -I directory or "
+                           "under a directory above it): what it defines is unknown"))
+
+    def include_candidates(self, name: str, angled: bool, path: str) -> list[str]:
+        """Where `name` is looked for, in order: next to the including file (for "name" only),
+        the -I directories, then under each directory above the including file up to the linted
+        tree's root (the -I a build system would give: include/<proj>/... from a nested file)."""
+        here = os.path.dirname(path) or "."
+        cands = [] if angled else [os.path.join(here, name)]
+        cands += [os.path.join(p, name) for p in self.include_paths]
+        for d in _dirs_up_to(os.path.abspath(here), os.path.abspath(self.readable_roots[0])):
+            c = os.path.join(d, name)
+            if os.path.abspath(c) not in map(os.path.abspath, cands):
+                cands.append(c)
+        return cands
 
     def read_include(self, candidate: str) -> str:
         """The text of an include file (regular, within what is left of MAX_INCLUDE_BYTES)."""
