@@ -380,7 +380,7 @@ def _parse_chunk(parser, chunk, rw, quote):
             tok = toks[idx]
             construct = rw.facts.construct(tok)
             err = f"cannot parse {quote(tok)} (" + (f"{construct} is not supported: --via-nvcc analyses it"
-                                                    if construct else "unsupported C++ or syntax error") + ")"
+                                                    if construct else _unmatched_or_syntax(toks, idx)) + ")"
             # an unknown type name right before the error position?
             fixed = False
             for j in (idx - 1, idx):
@@ -414,8 +414,23 @@ def _internal_failure(parser, toks, rw, quote, e) -> str:
     tok = toks[idx]
     construct = rw.facts.construct(tok)
     why = (f"{construct} is not supported: --via-nvcc analyses it" if construct else
-           "it closes no '{' of this item" if tok.text == "}" else "a construct the C parser does not take")
+           _CLOSES_NOTHING if _closes_nothing(toks, idx) else "a construct the C parser does not take")
     return f"cannot parse {quote(tok)} ({why})"
+
+
+_CLOSES_NOTHING = "it closes no '{' of this item"
+
+
+def _closes_nothing(toks, idx: int) -> bool:
+    """Whether toks[idx] is a `}` with no `{` open before it in the item."""
+    depth = sum(1 if t.text == "{" else -1 if t.text == "}" else 0 for t in toks[:idx])
+    return toks[idx].text == "}" and depth <= 0
+
+
+def _unmatched_or_syntax(toks, idx: int) -> str:
+    """Why the C parser stopped at toks[idx], when no unsupported construct is known there (the
+    same wording whether pycparser raised ParseError or failed an assert inside: versions differ)."""
+    return _CLOSES_NOTHING if _closes_nothing(toks, idx) else "unsupported C++ or syntax error"
 
 
 _NOT_TYPES = {"return", "if", "else", "for", "while", "do", "switch", "case", "default", "break",
