@@ -214,9 +214,29 @@ class Interpreter:
         self._set(env, ins.dests[0], v, guarded)
 
     def _call(self, b, i, ins: Instr, env, active, guarded):
+        """A call of a function defined elsewhere (defined ones are inlined).  Its arguments
+        are what was stored into the .param symbols it names; its result is unknown, the same
+        in every lane only when every argument is (a call with no arguments, like `lane_of()`,
+        may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
+        loads from it read the result."""
         srcs = ins.srcs
-        vals = [self.ev.read(env, s) for s in srcs[1:]]
-        self._set_all(env, ins, self.ev.opaque(("call", str(srcs[0]) if srcs else "?"), vals, "call"), guarded)
+        vals = [v for s in srcs[1:] for v in self._argument(env, s)]
+        key = ("call", str(srcs[0]) if srcs else "?")
+        result = self.ev.opaque(key, vals, "call") if vals else Unk(self.terms.get((key, id(ins)), "call"))
+        for d in ins.dests:
+            if isinstance(d, Sym):
+                env[_returned(d.name)] = result
+        self._set_all(env, ins, result, guarded)
+
+    def _argument(self, env, op) -> list:
+        """The values a call argument passes: a register's value, or what was stored into a
+        .param symbol (every field of it)."""
+        if not isinstance(op, Sym):
+            return [self.ev.read(env, op)]
+        base = self.ev.read(env, op)
+        stored = [v for k, v in env.items() if isinstance(k, MemoryCell) and isinstance(k.addr, Aff)
+                  and isinstance(base, Aff) and k.addr.base == base.base]
+        return stored or [base]
 
     def _barrier(self, b, i, ins: Instr, env, active, guarded):
         mods, srcs = ins.mods, ins.srcs
@@ -348,6 +368,8 @@ class Interpreter:
         sym = _sym_base(addr_op)
         if op == "ld" and space in ("local", "param") and MemoryCell(addr) in env:
             return env[MemoryCell(addr)]
+        if op == "ld" and space == "param" and _returned(sym) in env:
+            return env[_returned(sym)]
         if op == "ld" and space == "param" and sym is not None:
             return self.ev.param_value(f"{sym}+{getattr(addr_op, 'offset', 0)}")
         if op in ("ld", "ldu") and space in ("const", "param") and sym is not None:
@@ -418,6 +440,11 @@ def _access_size(ins: Instr) -> int:
     elif "v4" in ins.mods:
         size *= 4
     return size
+
+
+def _returned(sym: str | None) -> str:
+    """The environment's key for the result a call returned through .param symbol `sym`."""
+    return f"@returned {sym}"
 
 
 def _sym_base(op) -> str | None:

@@ -211,6 +211,8 @@ class Evaluator:
             return Aff(t, ZEROS, c & -c, a.scope)
         if op == "rem" and c > 0 and al and al % c == 0 and min(a.off) >= 0:
             return exact(x % c for x in a.off)
+        if op == "shr" and c >= 10 and self._thread_index(a):
+            return const(0)  # %tid.x < 1024: the sign test of (int)threadIdx.x % 32
         div = None
         if op == "div" and c > 0:
             div = c
@@ -223,6 +225,12 @@ class Evaluator:
             f = (lambda x: x ^ c) if op == "xor" else (lambda x: x | c)
             return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
         return None
+
+    def _thread_index(self, a: Aff) -> bool:
+        """Whether `a` is %tid.x plus small non-negative lane offsets: below 1024 (PTX limits
+        %ntid.x to 1024), so shifting it right by 10 or more bits gives 0."""
+        return a.base == self.terms.get(("warpbase",), "warp's first thread") and min(a.off) >= 0 \
+            and max(a.off) < 32
 
     def truncate(self, v, bits: int):
         """An integer conversion to `bits` bits (cvt)."""
@@ -310,19 +318,29 @@ class Evaluator:
         kmax = max(0, c // step) + 2
         if kmax > 64:
             return None
-        result = None
-        seen = {}
-        for k in range(kmax + 1):
-            bits = _bits(f(k * step + o, c) for o in x.off)
-            seen.setdefault(bits, k)
-        for bits, k in seen.items():
-            if not bits:
-                continue
-            lit = self.lits.get(("warp-case", x.base, step, cmp, c, bits), "uniform", "warp",
-                                f"{text} (in warps where it holds for {lane_ranges(bits)})", loc)
-            part = LaneSet.lit(lit, bits)
-            result = part if result is None else result.or_(part)
-        return Pred(result if result is not None else LaneSet())
+        cases = {_bits(f(k * step + o, c) for o in x.off) for k in range(kmax + 1)}
+        usual = _bits(f(kmax * step + o, c) for o in x.off)  # every warp from kmax on
+        # Each warp is in exactly one case.  A lane holds as in the usual case unless its warp
+        # is one of the other cases that disagree on this lane (`tid.x != 0`: lanes 1-31 always,
+        # lane 0 except in warp 0), so no lane hangs on two independent warp conditions.
+        lit_of = {b: self.lits.get(("warp-case", x.base, step, cmp, c, b), "uniform", "warp",
+                                   _warp_case(text, b), loc)
+                  for b in cases if b != usual}
+        by_exceptions = {}
+        for lane in range(32):
+            bit = 1 << lane
+            key = frozenset(b for b in lit_of if (b ^ usual) & bit)
+            by_exceptions[key] = by_exceptions.get(key, 0) | bit
+        result = LaneSet()
+        for exceptions, lanes in by_exceptions.items():
+            if usual & lanes:  # holds unless the warp is an exception
+                part = LaneSet.const(lanes)
+                for b in exceptions:
+                    part = part.and_(LaneSet.lit(-lit_of[b], lanes))
+            else:  # holds only where the warp is an exception that has these lanes
+                part = LaneSet.union([LaneSet.lit(lit_of[b], lanes) for b in exceptions])
+            result = result.or_(part)
+        return Pred(result)
 
     def pred_lanes(self, v, text="", loc=None) -> LaneSet:
         """Lanes where `v` (used as a predicate/condition) is true."""
@@ -334,6 +352,13 @@ class Evaluator:
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
+
+
+def _warp_case(text: str, bits: int) -> str:
+    """A warp-case literal's wording: the warp is one where `text` holds in exactly these lanes."""
+    if bits in (0, FULL):
+        return f"{text} in {'no' if not bits else 'every'} lane of this warp"
+    return f"{text} in {lane_ranges(bits)} of this warp only"
 
 
 def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:

@@ -12,6 +12,17 @@ def _barrier_id(ins):
     return ins.srcs[0] if ins.srcs and "red" not in ins.mods else (ins.srcs[1] if len(ins.srcs) > 1 else None)
 
 
+def _aligned(ins) -> bool:
+    """PTX: `bar.sync`/`bar.red` are `barrier.sync.aligned`/`barrier.red.aligned`; every thread
+    of the block must execute the same aligned barrier instruction.  `barrier.sync` without
+    .aligned may be met at different instructions with the same barrier id."""
+    return ins.op == "bar" or "aligned" in ins.mods
+
+
+def _same_source(a, b) -> bool:
+    return a.loc is not None and b.loc is not None and (a.loc.path, a.loc.line) == (b.loc.path, b.loc.line)
+
+
 @rule("WL009")
 def barrier_divergence(ctx: Context) -> None:
     fa = ctx.analysis
@@ -23,11 +34,13 @@ def barrier_divergence(ctx: Context) -> None:
         warp_lits = [x for x in bar.active.lits if fa.lits[x].scope == "warp"]
         if not lanes_missing and not warp_lits:
             continue
-        bid = _barrier_id(bar.instr)
+        bid, aligned = _barrier_id(bar.instr), _aligned(bar.instr)
 
-        def matches(ins, bid=bid):
-            return (ins.op in ("bar", "barrier") and "warp" not in ins.mods and ins is not bar.instr
-                    and _barrier_id(ins) == bid)
+        def matches(ins, bid=bid, here=bar.instr):
+            # an aligned barrier (bar.sync, __syncthreads) must be the same instruction in every
+            # thread: another one only matches as the compiler's copy of the same source barrier
+            return (ins.op in ("bar", "barrier") and "warp" not in ins.mods and ins is not here
+                    and _barrier_id(ins) == bid and (not aligned or _same_source(ins, here)))
 
         # Exited threads release a barrier; before Volta a warp arrives as a whole, so a warp
         # split at the barrier is only fine when its other lanes exit at once.
