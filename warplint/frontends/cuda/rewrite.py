@@ -40,6 +40,7 @@ BUILTIN_TYPES: dict[str, int] = {  # typedef name -> element size in bytes
     "__half": 2, "half": 2, "__half2": 4, "half2": 4, "__nv_bfloat16": 2, "__nv_bfloat162": 4,
     "dim3": 12, "cudaStream_t": 8, "cudaError_t": 4, "__auto_t": 4, "wchar_t": 4,
     "cudaTextureObject_t": 8, "cudaSurfaceObject_t": 8, "char16_t": 2, "char32_t": 4,
+    "__int128_t": 16, "__uint128_t": 16,
 }
 for _b, _s in VECTOR_BASE.items():
     for _n in (1, 2, 3, 4):
@@ -269,6 +270,10 @@ class Rewriter:
                     out.append(_tok(t, "num", "0"))
                     i += 1
                     continue
+                if x == "__int128":  # an integer to the analysis, like the widest C type
+                    out += [_tok(t, "id", "long"), _tok(t, "id", "long")]
+                    i += 1
+                    continue
                 if x == "auto":
                     out.append(_tok(t, "id", "__auto_t"))
                     i += 1
@@ -341,7 +346,8 @@ class Rewriter:
                         i = j + 1
                         continue
                 # functional casts: int(x) -> (int)(x)
-                if x in TYPE_KEYWORDS and i + 1 < n and toks[i + 1].text == "(" and out and (
+                in_params = sig_depth is not None and depth_paren == sig_depth  # `float (a)[4]`: a declarator
+                if x in TYPE_KEYWORDS and i + 1 < n and toks[i + 1].text == "(" and out and not in_params and (
                         out[-1].kind == "op" and out[-1].text not in (")", "]") or out[-1].text == "return"):
                     out += [_tok(t, "op", "("), t, _tok(t, "op", ")")]
                     i += 1
