@@ -729,3 +729,18 @@ def test_fast_and_general_paths_agree():
     for p in paths:
         text = p.read_text()
         assert sig(parse_module(text, str(p), fast=True)) == sig(parse_module(text, str(p), fast=False)), p
+
+
+@pytest.mark.parametrize("parse", [lambda: parse_ptx(kernel("ret;"), "t.ptx"),
+                                   lambda: parse_ptx_statements("ret;", "t.ptx")])
+def test_a_parser_bug_is_not_reported_as_bad_input(monkeypatch, parse):
+    """Issue 11: the parser validates its input itself (InputError with the place); an
+    exception from its own code is a bug and surfaces as one (the CLI's internal error), not
+    as 'cannot parse PTX here'."""
+    from warplint.frontends.ptx import parser
+
+    def broken(self, *args):
+        raise AttributeError("a bug in the parser")
+    monkeypatch.setattr(parser._Parser, "body", broken)
+    with pytest.raises(AttributeError, match="a bug in the parser"):
+        parse()

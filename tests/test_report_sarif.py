@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import BUGGY_PTX, DIVERGENT_PTX, assert_valid_sarif
 
 from warplint.findings import Edit, Finding, Fix, Step
@@ -208,3 +209,32 @@ def test_cli_srcroot(project, run_cli):
     loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert loc == {"uri": "k/bad.ptx", "uriBaseId": "%SRCROOT%"}
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (project.root / "repo").as_uri() + "/"
+
+
+def test_broken_rule_catalogue_is_an_error_not_a_run_without_rules(monkeypatch, tmp_path):
+    """Issue 11: no broad except turns a programming or packaging error into quiet output."""
+    import warplint.catalog
+
+    def broken():
+        raise ValueError("rule document WL001: severity must be one of note, warning, error")
+    monkeypatch.setattr(warplint.catalog, "catalog", broken)
+    path = str(tmp_path / "k.ptx")
+    with pytest.raises(ValueError, match="rule document WL001"):
+        render_sarif(Report(findings=_findings(path)))
+
+
+def test_repo_url_from_the_checkout_when_not_installed(monkeypatch):
+    import importlib.metadata
+
+    from warplint.report import sarif
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "metadata", not_installed)
+    assert sarif.repo_url() == "https://github.com/warplint/warplint"  # pyproject's Homepage
+
+    def bug(name):
+        raise TypeError("a bug, not a missing package")
+    monkeypatch.setattr(importlib.metadata, "metadata", bug)
+    with pytest.raises(TypeError):
+        sarif.repo_url()

@@ -40,7 +40,7 @@ def repo_url() -> str:
             label, _, url = entry.partition(",")
             if label.strip().lower() in ("homepage", "repository", "source") and url.strip():
                 return url.strip().rstrip("/")
-    except Exception:  # not installed: running from a checkout
+    except ImportError:  # not installed (PackageNotFoundError): running from a checkout
         pass
     try:  # the checkout's pyproject.toml
         try:
@@ -52,7 +52,7 @@ def repo_url() -> str:
         for label in ("Homepage", "Repository", "Source"):
             if urls.get(label):
                 return str(urls[label]).rstrip("/")
-    except Exception:
+    except (ImportError, OSError, ValueError):  # no tomli (3.10), no pyproject.toml, bad TOML
         pass
     return DEFAULT_REPO
 
@@ -62,10 +62,7 @@ def _rules(report: Report):
 
     from ..catalog import catalog
     base = repo_url()
-    try:
-        docs = dict(catalog())
-    except Exception:
-        docs = {}
+    docs = catalog()  # a broken rule document is a bug to report, not a SARIF without rules
     used = sorted({f.rule_id for f in report.findings})
     descriptors, index = [], {}
     for rule_id in sorted(set(docs) | set(used)):

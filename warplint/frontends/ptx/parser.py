@@ -1251,7 +1251,7 @@ def _explained(error: InputError, text: str, statements: bool = False, line: int
     try:
         from .grammar import explain_syntax_error
         return explain_syntax_error(error, text, statements, line, col) or error
-    except Exception:  # noqa: BLE001 - no lark, or the grammar failed: the hand parser's message stands
+    except (ImportError, RecursionError):  # no lark, or too deep for it: the hand parser's message stands
         return error
 
 
@@ -1263,9 +1263,6 @@ def parse_module(text: str, path: str, map_locations: bool = True, fast: bool = 
         raise _explained(e, text) from None
     except RecursionError:
         raise InputError(Loc(path, 1, 1), "input nested too deeply to parse") from None
-    except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
-        tok = p.toks[min(p.i, len(p.toks) - 1)]
-        raise InputError(p.loc(tok[2]), f"cannot parse PTX here ({type(e).__name__}: {e})") from None
 
 
 def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bool = True) -> list:
@@ -1282,6 +1279,3 @@ def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bo
         raise _explained(e, text, True, line, col) from None
     except RecursionError:
         raise InputError(Loc(path, line, col), "input nested too deeply to parse") from None
-    except (IndexError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
-        tok = p.toks[min(p.i, len(p.toks) - 1)]
-        raise InputError(p.loc(tok[2]), f"cannot parse PTX here ({type(e).__name__}: {e})") from None
