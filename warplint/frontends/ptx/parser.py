@@ -31,31 +31,33 @@ from ...errors import InputError
 from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
 from ...targets import parse_ptx_target
 
-# token kinds: L a whole `.loc` line, D directive, N name, F float literal, I integer literal,
-# S string, punctuation is its own character, U unterminated comment, E bad character,
-# Z end of input; X (made by the tokenizer loop) stands for the skipped body of a `.section`
+# Tokens are (kind, text, offset).  Kinds: the regular expression's group names below
+# (`loc` a whole `.loc` line, `directive`, `name`, `float`, `int`, `string`, `statement` a whole
+# simple one-line instruction, `open_comment` an unterminated `/*`, `bad_char`, `end` of input);
+# punctuation is its own kind (`;`, `{`, ...); `section` (made by the tokenizer loop) stands for
+# the skipped body of a `.section`
 _NAME = r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*"
 _INT = r"-?(?:0[xX][0-9a-fA-F]+|\d+)U?"
 _FAST_OP = (rf"(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|{_INT}"
             rf"|%?{_NAME}(?:[ \t]*[+-][ \t]*\d+)?"
             rf"|\[[ \t]*(?:%?{_NAME}(?:[ \t]*[+-][ \t]*-?\d+)?|\d+)[ \t]*\])(?![\w$.])")
 # the hot path: a whole one-line instruction with simple operands (registers, names, integers,
-# addresses) is one `T` token; anything else is left to the general tokens below
+# addresses) is one `statement` token; anything else is left to the general tokens below
 _FAST_OPS = r"[ \t]+[^;\n{}()!\"/:@<>=*]*"
 # (a dotted opcode or at least one operand: `name;` is a declaration's last name, not `ret;`)
-_FAST = (rf"(?P<T>(?:@!?%?{_NAME}[ \t]+)?[A-Za-z][\w$]*"
+_FAST = (rf"(?P<statement>(?:@!?%?{_NAME}[ \t]+)?[A-Za-z][\w$]*"
          rf"(?:(?:(?:\.|::)[\w$]+)+(?:{_FAST_OPS})?|{_FAST_OPS})[ \t]*;)")
 _GENERAL = r"""
-      (?P<L>\.loc(?![\w$.])[^\n]*)
-     |(?P<D>\.[A-Za-z_$][\w$]*(?:(?:\.|::)[\w$]+)*)
-     |(?P<N>[A-Za-z_$%][\w$]*(?:(?:\.|::)[\w$]+)*)
-     |(?P<F>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$])|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
-     |(?P<I>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+U?)
-     |(?P<S>"(?:[^"\\\n]|\\.)*")
-     |(?P<P>[{}()\[\],;:|!@<>+\-=*])
-     |(?P<U>/\*)
-     |(?P<Z>\Z)
-     |(?P<E>[\s\S])
+      (?P<loc>\.loc(?![\w$.])[^\n]*)
+     |(?P<directive>\.[A-Za-z_$][\w$]*(?:(?:\.|::)[\w$]+)*)
+     |(?P<name>[A-Za-z_$%][\w$]*(?:(?:\.|::)[\w$]+)*)
+     |(?P<float>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$])|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
+     |(?P<int>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+U?)
+     |(?P<string>"(?:[^"\\\n]|\\.)*")
+     |(?P<punct>[{}()\[\],;:|!@<>+\-=*])
+     |(?P<open_comment>/\*)
+     |(?P<end>\Z)
+     |(?P<bad_char>[\s\S])
 """
 _SKIP = r"(?:[ \t\r\n\f\v\ufeff]+|//[^\n]*|/\*[\s\S]*?\*/)*"
 
@@ -119,7 +121,12 @@ _HAS_DEST_PREFIX = ("bar.red", "barrier.red", "mbarrier.arrive", "mbarrier.test_
 _LABEL_OPERANDS = frozenset({"bra", "brx", "call"})
 _CLOSERS = frozenset({",", "(", "{", "[", "|", "+", "-", "!"})
 _OPENERS_NEXT = frozenset({")", "}", "]", ",", "|", ";", "+"})
-_STATEMENT_BOUNDARY = ";{}:LTX"  # kinds of the token before a statement (a `T` token)
+_STOPS = frozenset({"end", "open_comment", "bad_char"})  # the tokens end with one of these
+_BROKEN = frozenset({"open_comment", "bad_char"})
+_NUMBERS = frozenset({"int", "float"})
+_BODY_OR_STOP = _STOPS | {"{", ";"}
+_STATEMENT_BOUNDARY = frozenset({";", "{", "}", ":", "loc", "statement", "section"})  # kinds before a statement
+_STATEMENT_START = _STOPS | {"directive", "@", ":", "loc", "statement"}  # kinds that end an operand list
 _MAX_SHOW = 40
 _EMPTY = frozenset()
 _OPCODE_INFO: dict[str, tuple] = {}
@@ -188,33 +195,33 @@ class _Parser:
             for m in token_re.finditer(text, pos):
                 idx = m.lastindex
                 k = kinds[idx]
-                if k == "P":
+                if k == "punct":
                     v = m.group(idx)
                     append((v, v, m.start(idx)))
                     continue
                 v = m.group(idx)
-                if k == "T" and toks and toks[-1][0] not in _STATEMENT_BOUNDARY:
+                if k == "statement" and toks and toks[-1][0] not in _STATEMENT_BOUNDARY:
                     # the rest of a statement that began on an earlier line (`mov.u32 %r1,\n
                     # [a + 8];`), not an instruction of its own: general tokens
                     self.general_tokens(m.start(idx), m.end(idx), append)
                     continue
                 append((k, v, m.start(idx)))
-                if k in "ZUE":
+                if k in _STOPS:
                     break
-                if k == "D" and v == ".section":
+                if k == "directive" and v == ".section":
                     # debug sections are large and never analysed: find their end without
-                    # tokenizing them (the parser sees one `X` token for the contents)
+                    # tokenizing them (the parser sees one `section` token for the contents)
                     end = self.section_end(m.end(idx))
                     if end is not None:
-                        append(("X", "", m.end(idx)))
+                        append(("section", "", m.end(idx)))
                         pos = end
                         break
             else:
                 break
-            if toks[-1][0] in "ZUE":
+            if toks[-1][0] in _STOPS:
                 break
-        if not toks or toks[-1][0] not in "ZUE":
-            append(("Z", "", len(text)))
+        if not toks or toks[-1][0] not in _STOPS:
+            append(("end", "", len(text)))
         self.toks = toks
         self.i = 0
         self.files: dict[int, str] = {}
@@ -229,15 +236,15 @@ class _Parser:
         self.fn_name: str | None = None
 
     def general_tokens(self, start: int, end: int, append) -> None:
-        """Append the general (not fast-path) tokens of text[start:end], without the `Z`."""
+        """Append the general (not fast-path) tokens of text[start:end], without the `end`."""
         for m in _TOKEN_SLOW.finditer(self.text, start, end):
             idx = m.lastindex
             k = _KINDS_SLOW[idx]
-            if k == "Z":
+            if k == "end":
                 break
             v = m.group(idx)
-            append((v, v, m.start(idx)) if k == "P" else (k, v, m.start(idx)))
-            if k in "UE":
+            append((v, v, m.start(idx)) if k == "punct" else (k, v, m.start(idx)))
+            if k in _BROKEN:
                 break
 
     def section_end(self, pos: int) -> int | None:
@@ -276,13 +283,13 @@ class _Parser:
 
     def tok_error(self, tok, expected: str) -> InputError:
         k, v, p = tok
-        if k == "Z":
+        if k == "end":
             if self.fn_name is not None:
                 return self.error(p, f"unexpected end of file inside function '{self.fn_name}': expected {expected}")
             return self.error(p, f"unexpected end of file: expected {expected}")
-        if k == "U":
+        if k == "open_comment":
             return self.error(p, "unterminated comment '/*'")
-        if k == "E":
+        if k == "bad_char":
             if v == '"':
                 return self.error(p, "unterminated string")
             return self.error(p, f"unexpected character {v!r}")
@@ -302,7 +309,7 @@ class _Parser:
     def skip_to(self, end: int) -> None:
         toks = self.toks
         i = self.i
-        while toks[i][2] < end and toks[i][0] not in "ZUE":
+        while toks[i][2] < end and toks[i][0] not in _STOPS:
             i += 1
         self.i = i
 
@@ -342,17 +349,17 @@ class _Parser:
     # -- module ----------------------------------------------------------------------------
     def parse_module(self) -> Module:
         toks = self.toks
-        if toks[0][0] == "Z":
+        if toks[0][0] == "end":
             raise self.error(0, "empty file: no PTX found")
         module = Module(self.path, "ptx", text=self.text)
         self.module = module
         while True:
             k, v, p = toks[self.i]
-            if k == "Z":
+            if k == "end":
                 break
-            if k == "L":
+            if k == "loc":
                 self.loc_directive(p, v)
-            elif k == "D":
+            elif k == "directive":
                 self.module_directive(module, k, v, p)
             elif k == "@" and toks[self.i + 1][0] == "@":
                 self.i += 1
@@ -373,7 +380,7 @@ class _Parser:
         if v == ".version":
             self.i += 1
             tk, tv, tp = toks[self.i]
-            if tk not in "FI":
+            if tk not in _NUMBERS:
                 raise self.tok_error(toks[self.i], "a version number after '.version'")
             parts = tv.split(".")
             try:
@@ -388,10 +395,10 @@ class _Parser:
             if cut >= 0:
                 args = args[:cut]
             self.i += 1
-            if toks[self.i][0] != "N":
+            if toks[self.i][0] != "name":
                 raise self.tok_error(toks[self.i], "a target name after '.target'")
             while True:
-                self.expect("N", "a target name")
+                self.expect("name", "a target name")
                 if toks[self.i][0] != ",":
                     break
                 self.i += 1
@@ -399,23 +406,23 @@ class _Parser:
                 module.target = parse_ptx_target(args)
         elif v == ".address_size":
             self.i += 1
-            self.expect("I", "a number after '.address_size'")
+            self.expect("int", "a number after '.address_size'")
         elif v == ".file":
             self.file_directive(p)
         elif v == ".section":
             self.skip_section(p)
         elif v == ".pragma":
             self.i += 1
-            while toks[self.i][0] == "S" or toks[self.i][0] == ",":
+            while toks[self.i][0] == "string" or toks[self.i][0] == ",":
                 self.i += 1
             self.expect(";", "';' after '.pragma'")
         elif v in _LINKAGE or v in (".entry", ".func") or v in _SPACES or v == ".alias":
             linkage = []
-            while toks[self.i][0] == "D" and toks[self.i][1] in _LINKAGE:
+            while toks[self.i][0] == "directive" and toks[self.i][1] in _LINKAGE:
                 linkage.append(toks[self.i][1])
                 self.i += 1
             k2, v2, p2 = toks[self.i]
-            if k2 != "D":
+            if k2 != "directive":
                 raise self.tok_error(toks[self.i], "'.entry', '.func' or a variable declaration")
             if v2 == ".entry" or v2 == ".func":
                 self.function(p, v2 == ".entry")
@@ -425,7 +432,7 @@ class _Parser:
                     module.state_spaces[name] = space
             elif v2 == ".alias":
                 self.i += 1
-                while toks[self.i][0] not in ";ZUE":
+                while toks[self.i][0] != ";" and toks[self.i][0] not in _STOPS:
                     self.i += 1
                 self.expect(";", "';' after '.alias'")
             else:
@@ -481,10 +488,10 @@ class _Parser:
     def skip_section(self, p: int) -> None:
         toks = self.toks
         self.i += 1
-        if toks[self.i][0] == "X":
+        if toks[self.i][0] == "section":
             self.i += 1
             return
-        while toks[self.i][0] not in "{;ZUE":
+        while toks[self.i][0] not in _BODY_OR_STOP:
             self.i += 1
         if toks[self.i][0] == ";":
             self.i += 1
@@ -498,9 +505,9 @@ class _Parser:
                 depth += 1
             elif k == "}":
                 depth -= 1
-            elif k == "Z":
+            elif k == "end":
                 raise self.error(open_tok[2], "unbalanced '{': '.section' is never closed")
-            elif k in "UE":
+            elif k in _BROKEN:
                 self.i = i
                 raise self.tok_error(toks[i], "section contents")
             i += 1
@@ -513,24 +520,24 @@ class _Parser:
         names = []
         while True:
             k, v, p = toks[self.i]
-            if k == "D" or k == "I" or k == "(" or k == ")":
+            if k == "directive" or k == "int" or k == "(" or k == ")":
                 self.i += 1
                 continue
-            if k != "N":
+            if k != "name":
                 raise self.tok_error(toks[self.i], "a variable name")
             break
         while True:
-            k, v, p = self.expect("N", "a variable name")
+            k, v, p = self.expect("name", "a variable name")
             names.append(v)
             k = toks[self.i][0]
             if k == "<":
                 self.i += 1
-                self.expect("I", "a register count")
+                self.expect("int", "a register count")
                 self.expect(">", "'>'")
                 k = toks[self.i][0]
             while k == "[":
                 self.i += 1
-                if toks[self.i][0] == "I":
+                if toks[self.i][0] == "int":
                     self.i += 1
                 self.expect("]", "']'")
                 k = toks[self.i][0]
@@ -558,7 +565,7 @@ class _Parser:
                 depth -= 1
                 if depth < 0:
                     raise self.tok_error(toks[self.i], "an initialiser")
-            elif (k == "," and depth == 0) or k == ";" or k in "ZUED":
+            elif (k == "," and depth == 0) or k == ";" or k in _STOPS or k == "directive":
                 break
             self.i += 1
 
@@ -573,19 +580,19 @@ class _Parser:
             return out
         while True:
             space = None
-            while toks[self.i][0] in "DI":
-                if space is None and toks[self.i][0] == "D":
+            while toks[self.i][0] in ("directive", "int"):
+                if space is None and toks[self.i][0] == "directive":
                     space = toks[self.i][1]
                 self.i += 1
-            k, name, p = self.expect("N", "a parameter name")
+            k, name, p = self.expect("name", "a parameter name")
             count = 0
             if toks[self.i][0] == "<":
                 self.i += 1
-                count = _int(self.expect("I", "a register count")[1])
+                count = _int(self.expect("int", "a register count")[1])
                 self.expect(">", "'>'")
             while toks[self.i][0] == "[":
                 self.i += 1
-                if toks[self.i][0] == "I":
+                if toks[self.i][0] == "int":
                     self.i += 1
                 self.expect("]", "']'")
             out.append((name, space or ".param", count))
@@ -602,16 +609,16 @@ class _Parser:
         rets: list = []
         if toks[self.i][0] == "(":
             rets = self.param_list()
-        k, name, p = self.expect("N", "a function name")
+        k, name, p = self.expect("name", "a function name")
         params: list = []
         if toks[self.i][0] == "(":
             params = self.param_list()
-        while toks[self.i][0] == "D":
+        while toks[self.i][0] == "directive":
             d = toks[self.i][1]
             if d not in _HEADER_DIRECTIVES:
                 raise self.error(toks[self.i][2], f"unknown directive '{_show(d)}'")
             self.i += 1
-            while toks[self.i][0] in "IS,":
+            while toks[self.i][0] in ("int", "string", ","):
                 self.i += 1
             if d == ".pragma" and toks[self.i][0] == ";":
                 self.i += 1
@@ -662,7 +669,7 @@ class _Parser:
         i = self.i
         while True:
             k, v, p = toks[i]
-            if k == "T":
+            if k == "statement":
                 try:
                     self.fast_instruction(v, p, out, scopes, fn_regs, statements, label_scope_ids,
                                           branch_fixups)
@@ -671,11 +678,11 @@ class _Parser:
                                           branch_fixups)
                 i += 1
                 continue
-            if k == "N" or k == "@":
-                if k == "N" and toks[i + 1][0] == ":":
+            if k == "name" or k == "@":
+                if k == "name" and toks[i + 1][0] == ":":
                     # a label, or a `.branchtargets` / `.calltargets` / `.callprototype` declaration
                     nk, nv, np_ = toks[i + 2]
-                    if nk == "D" and nv in (".branchtargets", ".calltargets", ".callprototype"):
+                    if nk == "directive" and nv in (".branchtargets", ".calltargets", ".callprototype"):
                         j = i + 3
                         names = []
                         depth = 0
@@ -683,14 +690,15 @@ class _Parser:
                             tk = toks[j][0]
                             if tk == ";" and depth == 0:
                                 break
-                            if tk in "ZUET" or tk == "{" or tk == "}" or (tk == "D" and nv != ".callprototype"):
+                            if (tk in _STOPS or tk in ("statement", "{", "}")
+                                    or tk == "directive" and nv != ".callprototype"):
                                 self.i = j
                                 raise self.tok_error(toks[j], f"';' after '{nv}'")
                             if tk == "(":
                                 depth += 1
                             elif tk == ")":
                                 depth -= 1
-                            elif tk == "N":
+                            elif tk == "name":
                                 names.append(toks[j][1])
                             j += 1
                         if nv == ".branchtargets":
@@ -708,12 +716,12 @@ class _Parser:
                 i = self.instruction(i, out, scopes, top, fn_regs, regcache, statements,
                                      label_scope_ids, branch_fixups, text)
                 continue
-            if k == "L":
+            if k == "loc":
                 self.i = i
                 self.loc_directive(p, v)
                 i = self.i
                 continue
-            if k == "D":
+            if k == "directive":
                 if v == ".reg" or v in _SPACES:
                     self.fast_cache.clear()
                     self.i = i
@@ -741,7 +749,7 @@ class _Parser:
                     continue
                 if v == ".pragma":
                     i += 1
-                    while toks[i][0] in "S,":
+                    while toks[i][0] in ("string", ","):
                         i += 1
                     if toks[i][0] != ";":
                         self.i = i
@@ -778,7 +786,7 @@ class _Parser:
             if k == ";":
                 i += 1
                 continue
-            if k == "Z":
+            if k == "end":
                 if statements and len(scopes) == 1:
                     break
                 open_p = scopes[-1][1]
@@ -829,21 +837,21 @@ class _Parser:
         """`.reg .b32 %r<5>, x;` -> [('%r', 5), ('x', 0)] (self.i at the space)."""
         toks = self.toks
         self.i += 1
-        while toks[self.i][0] in "DI()":
+        while toks[self.i][0] in ("directive", "int", "(", ")"):
             self.i += 1
         out = []
         while True:
-            k, v, p = self.expect("N", "a variable name")
+            k, v, p = self.expect("name", "a variable name")
             count = 0
             if toks[self.i][0] == "<":
                 self.i += 1
-                count = _int(self.expect("I", "a register count")[1])
+                count = _int(self.expect("int", "a register count")[1])
                 self.expect(">", "'>'")
                 if count > 1_000_000:
                     raise self.error(p, f"register range '{_show(v)}<{count}>' is too large")
             while toks[self.i][0] == "[":
                 self.i += 1
-                if toks[self.i][0] == "I":
+                if toks[self.i][0] == "int":
                     self.i += 1
                 self.expect("]", "']'")
             self.skip_initialiser()
@@ -863,7 +871,7 @@ class _Parser:
             neg = toks[i + 1][0] == "!"
             j = i + 2 if neg else i + 1
             gk, gv, gp = toks[j]
-            if gk != "N":
+            if gk != "name":
                 self.i = j
                 raise self.tok_error(toks[j], "a predicate register after '@'")
             g = self.resolve(gv, scopes, fn_regs, statements, False)
@@ -873,7 +881,7 @@ class _Parser:
             guard = (g.name, neg)
             i = j + 1
         k, opcode, p = toks[i]
-        if k != "N" or not opcode[0].isalpha():  # opcodes start with a letter (not `%r1`)
+        if k != "name" or not opcode[0].isalpha():  # opcodes start with a letter (not `%r1`)
             self.i = i
             raise self.tok_error(toks[i], "an instruction opcode")
         base, label_ops, may_write = _opcode_info(opcode)
@@ -922,7 +930,7 @@ class _Parser:
 
     def fast_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
                          branch_fixups) -> None:
-        """A `T` token: a one-line instruction whose operands are all simple."""
+        """A `statement` token: a one-line instruction whose operands are all simple."""
         raw = v[:-1]
         body = raw
         guard = None
@@ -960,10 +968,10 @@ class _Parser:
 
     def slow_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
                          branch_fixups) -> None:
-        """A `T` token whose operands are not all simple: tokenize it the general way."""
+        """A `statement` token whose operands are not all simple: tokenize it the general way."""
         sub: list = []
         self.general_tokens(start, start + len(v), sub.append)
-        sub.append(("Z", "", start + len(v)))
+        sub.append(("end", "", start + len(v)))
         saved = self.toks
         self.toks = sub
         try:
@@ -997,10 +1005,10 @@ class _Parser:
         k, v, p = self.toks[j]
         end = p + len(v)
         nk = self.toks[j + 1]
-        if nk[0] == "Z" and self.fn_name is not None:
+        if nk[0] == "end" and self.fn_name is not None:
             raise self.error(end, f"unexpected end of file inside function '{self.fn_name}': "
                                   f"expected ';' after instruction")
-        if nk[0] in "UE":
+        if nk[0] in _BROKEN:
             raise self.tok_error(nk, "';'")
         raise self.error(end, "expected ';' after instruction")
 
@@ -1015,7 +1023,7 @@ class _Parser:
             if text.find("\n", p + len(v), np_) >= 0:
                 if k in _CLOSERS or nk in _OPENERS_NEXT:
                     continue
-                if n == i and (nk in "[{(" or k == "N" and v.startswith("call")):
+                if n == i and (nk in "[{(" or k == "name" and v.startswith("call")):
                     continue  # opcode, then the operands on the next line (nvcc -G: `call.uni`)
                 raise self.error(p + len(v), "expected ';' after instruction")
 
@@ -1057,7 +1065,7 @@ class _Parser:
                 neg = True
                 n += 1
                 k, v, p = toks[n]
-            if k == "N":
+            if k == "name":
                 if nested or v in top or v[0] != "%":
                     op = self.resolve(v, scopes, fn_regs, statements, label_ops)
                 else:
@@ -1066,21 +1074,21 @@ class _Parser:
                         op = regcache[v] = Reg(v)
                 n += 1
                 k2 = toks[n][0]
-                if (k2 == "+" or k2 == "-") and toks[n + 1][0] == "I":
+                if (k2 == "+" or k2 == "-") and toks[n + 1][0] == "int":
                     off = self.number(toks[n + 1][1], toks[n + 1][2])
                     op = Addr(op, off if k2 == "+" else -off)
                     n += 2
-            elif k == "I":
+            elif k == "int":
                 op = Imm(self.number(v, p))
                 n += 1
             elif k == "[":
                 op, n = self.address(n + 1, scopes, fn_regs, statements)
-            elif k == "F":
+            elif k == "float":
                 op = Imm(_float(v))
                 n += 1
-            elif k == "-" and toks[n + 1][0] in "IF":
+            elif k == "-" and toks[n + 1][0] in _NUMBERS:
                 t = toks[n + 1]
-                op = Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1])))
+                op = Imm(-(self.number(t[1], t[2]) if t[0] == "int" else _float(t[1])))
                 n += 2
             elif k == "{" or k == "(":
                 op, n = self.group(n, scopes, fn_regs, statements)
@@ -1114,7 +1122,7 @@ class _Parser:
         toks = self.toks
         k, v, p = toks[n]
         prev = toks[n - 1]
-        if k in "DZUE@:LT" or k == "}" or k == "{" and after or (
+        if k in _STATEMENT_START or k == "}" or k == "{" and after or (
                 self.text.find("\n", prev[2] + len(prev[1]), p) >= 0 and after):
             self.missing_semicolon(n - 1)
         if after:
@@ -1131,21 +1139,21 @@ class _Parser:
             return _Group(items), n + 1
         while True:
             tk, tv, tp = toks[n]
-            if tk == "N":
+            if tk == "name":
                 items.append(self.resolve(tv, scopes, fn_regs, statements, False))
                 n += 1
-            elif tk in "IF":
-                items.append(Imm(self.number(tv, tp) if tk == "I" else _float(tv)))
+            elif tk in _NUMBERS:
+                items.append(Imm(self.number(tv, tp) if tk == "int" else _float(tv)))
                 n += 1
-            elif tk == "-" and toks[n + 1][0] in "IF":
+            elif tk == "-" and toks[n + 1][0] in _NUMBERS:
                 t = toks[n + 1]
-                items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "I" else _float(t[1]))))
+                items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "int" else _float(t[1]))))
                 n += 2
             elif tk == "[" and close == ")":
                 a, n = self.address(n + 1, scopes, fn_regs, statements)
                 items.append(a)
             else:
-                if tk in "DZUE@:L;T":
+                if tk in _STATEMENT_START or tk == ";":
                     self.missing_semicolon(n - 1)
                 raise self.tok_error(toks[n], "a vector element" if close == "}" else "a call argument")
             tk = toks[n][0]
@@ -1155,7 +1163,7 @@ class _Parser:
             if tk == close:
                 n += 1
                 break
-            if tk in "DZUE@:L;T":
+            if tk in _STATEMENT_START or tk == ";":
                 self.missing_semicolon(n - 1)
             raise self.tok_error(toks[n], f"',' or '{close}'")
         return (Vec(tuple(items)) if close == "}" else _Group(items)), n
@@ -1171,13 +1179,13 @@ class _Parser:
         base = None
         off = 0
         k, v, p = toks[n]
-        if k == "N":
+        if k == "name":
             base = self.resolve(v, scopes, fn_regs, statements, False)
             n += 1
-        elif k == "I":
+        elif k == "int":
             off = self.number(v, p)
             n += 1
-        elif k == "-" and toks[n + 1][0] == "I":
+        elif k == "-" and toks[n + 1][0] == "int":
             off = -self.number(toks[n + 1][1], toks[n + 1][2])
             n += 2
         else:
@@ -1193,7 +1201,7 @@ class _Parser:
                     depth -= 1
                 elif k == "]" and depth <= 0:
                     return Addr(base, 0), n + 1
-                elif k in "DZUE@:L;[T":
+                elif k in _STATEMENT_START or k == ";" or k == "[":
                     break
                 n += 1
         while toks[n][0] in "+-":
@@ -1202,12 +1210,12 @@ class _Parser:
             if toks[n][0] == "-":
                 sign = -sign
                 n += 1
-            if toks[n][0] != "I":
+            if toks[n][0] != "int":
                 raise self.tok_error(toks[n], "an address offset")
             off += sign * self.number(toks[n][1], toks[n][2])
             n += 1
         if toks[n][0] != "]":
-            if toks[n][0] in "DZUE@:L;T":
+            if toks[n][0] in _STATEMENT_START or toks[n][0] == ";":
                 self.missing_semicolon(n - 1) if toks[n][0] != ";" else None
             raise self.tok_error(toks[n], "']' after the address")
         return Addr(base, off), n + 1
@@ -1272,7 +1280,7 @@ def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bo
         p.toks.insert(0, ("{", "{", 0))  # a synthetic outer block, closed by the end of input
         p.body(out, set())
         tok = p.toks[p.i] if p.i < len(p.toks) else p.toks[-1]
-        if tok[0] != "Z":
+        if tok[0] != "end":
             raise p.tok_error(tok, "end of input")
         return out
     except InputError as e:
