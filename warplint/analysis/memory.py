@@ -22,6 +22,7 @@ class Hazard:
     writer: int  # example lane pair
     reader: int
     definite: bool
+    skipped_barrier: object = None  # the barrier on another path between the two (see _Flow)
 
 
 def _is_sync(ins) -> bool:
@@ -193,41 +194,28 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     cfg = fa.cfg
     order = cfg.rpo()
     position = {b: k for k, b in enumerate(order)}
-    out_state: dict[int, tuple] = {}  # block -> (pending accesses, ids of those from an earlier iteration)
+    out_state: dict[int, _Flow] = {}
     hazards: dict[tuple[int, int], Hazard] = {}
     caller_pointers = _judges_caller_pointers(fa)
     one_lane = _one_lane_literals(fa.lits)
     for _ in range(MAX_PASSES):
         changed = False
         for b in order:
-            pending, carried, incoming = _incoming(fa, b, out_state, position)
-            if len(incoming) > 1 and _divergent_merge(fa, b):
+            flow, incoming, divergent = _incoming(fa, b, out_state, position)
+            if divergent:
                 _sibling_hazards(incoming, hazards, fa.lits, caller_pointers)
             for ins in cfg.blocks[b].instrs:
                 if _is_sync(ins) and ins.guard is None:
-                    pending.clear()
+                    flow.barrier(ins)
                     continue
                 acc = by_instr.get(id(ins))
                 if acc is None:
                     continue
-                for prev in pending.values():
-                    key = (id(prev.instr), id(acc.instr))
-                    if key in hazards or (id(prev.instr) not in carried and _same_lane(prev, acc, one_lane)):
-                        continue
-                    if prev.store and acc.load:
-                        kind, c = "RAW", _conflict(prev, acc, fa.lits, caller_pointers)
-                    elif prev.load and acc.store:
-                        kind, c = "WAR", _conflict(acc, prev, fa.lits, caller_pointers)
-                    else:
-                        continue
-                    if c:
-                        hazards[key] = Hazard(prev, acc, kind, *c)
-                pending[id(ins)] = acc
-                carried.discard(id(ins))
-                if len(pending) > MAX_PENDING:
-                    pending.pop(next(iter(pending)))
+                for prev in flow.pending.values():
+                    _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane)
+                if flow.execute(acc):
                     _note(fa, PENDING_NOTE)
-            state = (tuple(pending.values()), frozenset(carried & pending.keys()))
+            state = flow.frozen()
             if out_state.get(b) != state:
                 out_state[b] = state
                 changed = True
@@ -236,24 +224,109 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     return list(hazards.values())
 
 
+def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, caller_pointers: bool,
+          one_lane: set[int]) -> None:
+    """Record the race between pending access `prev` and `acc`, if there is one."""
+    key = (id(prev.instr), id(acc.instr))
+    skipped = flow.skipped.get(id(prev.instr))
+    known = hazards.get(key)
+    if known is not None:
+        if skipped is not None and known.definite:  # a later pass found the path with a barrier
+            known.definite, known.skipped_barrier = False, skipped
+        return
+    if id(prev.instr) not in flow.carried and _same_lane(prev, acc, one_lane):
+        return
+    if prev.store and acc.load:
+        kind, c = "RAW", _conflict(prev, acc, lits, caller_pointers)
+    elif prev.load and acc.store:
+        kind, c = "WAR", _conflict(acc, prev, lits, caller_pointers)
+    else:
+        return
+    if c:
+        writer, reader, definite = c
+        hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
+
+
+@dataclass(frozen=True)
+class _Frozen:
+    """A block's outgoing `_Flow`, compared between passes."""
+    pending: tuple
+    carried: frozenset
+    fenced: frozenset  # of (instruction id, barrier)
+    skipped: frozenset  # of (instruction id, barrier)
+
+
+class _Flow:
+    """What is pending at one point of a block: the accesses since the last barrier (by
+    instruction id), those of them from an earlier iteration of a loop (`carried`: the same
+    terms may hold other values there), those a barrier separates from here on some path since
+    they last ran (`fenced`, with the barrier), and the pending ones that are also fenced on
+    another path through a merge that every lane takes the same way (`skipped`, with the
+    barrier: the race needs the path that skips it, such as a loop that runs no iteration)."""
+
+    def __init__(self):
+        self.pending: dict[int, MemAccess] = {}
+        self.carried: set[int] = set()
+        self.fenced: dict[int, object] = {}
+        self.skipped: dict[int, object] = {}
+
+    def join(self, state: _Frozen, back: bool) -> None:
+        for acc in state.pending:
+            self.pending[id(acc.instr)] = acc
+            if back or id(acc.instr) in state.carried:
+                self.carried.add(id(acc.instr))
+        self.fenced.update(state.fenced)
+        self.skipped.update(state.skipped)
+
+    def meet_paths(self, divergent: bool) -> None:
+        """After joining the paths into a merge: an access pending on one and fenced on
+        another.  Where lanes arrive by different paths, some lanes surely took the one
+        without the barrier; where all take the same, the race needs that path."""
+        for key in self.pending.keys() & self.fenced.keys():
+            if divergent:
+                del self.fenced[key]
+            else:
+                self.skipped.setdefault(key, self.fenced[key])
+
+    def barrier(self, ins) -> None:
+        for key in self.pending:
+            self.fenced.setdefault(key, ins)
+        self.pending.clear()
+        self.skipped.clear()
+
+    def execute(self, acc: MemAccess) -> bool:
+        """`acc` runs: it is pending from here on every path.  True when the oldest pending
+        access had to be dropped (the work bound)."""
+        key = id(acc.instr)
+        self.pending[key] = acc
+        self.carried.discard(key)
+        self.fenced.pop(key, None)
+        self.skipped.pop(key, None)
+        if len(self.pending) > MAX_PENDING:
+            self.pending.pop(next(iter(self.pending)))
+            return True
+        return False
+
+    def frozen(self) -> _Frozen:
+        return _Frozen(tuple(self.pending.values()), frozenset(self.carried & self.pending.keys()),
+                       frozenset(self.fenced.items()), frozenset(self.skipped.items()))
+
+
 def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
-    """The accesses pending at the start of block `b` (by instruction id), the ids of those
-    that come from an earlier iteration of a loop (over a back edge: the same terms may hold
-    other values there), and the pending accesses of each incoming path."""
-    pending: dict[int, MemAccess] = {}
-    carried: set[int] = set()
+    """The `_Flow` at the start of block `b`, the pending accesses of each incoming path, and
+    whether lanes arrive by different paths."""
+    flow = _Flow()
     incoming = []
     for p in fa.cfg.preds(b):
         if p not in out_state or not _taken(fa, p, b):
             continue
-        accs, earlier = out_state[p]
-        incoming.append(accs)
-        back = position.get(p, -1) >= position[b]
-        for acc in accs:
-            pending[id(acc.instr)] = acc
-            if back or id(acc.instr) in earlier:
-                carried.add(id(acc.instr))
-    return pending, carried, incoming
+        state = out_state[p]
+        incoming.append(state.pending)
+        flow.join(state, position.get(p, -1) >= position[b])
+    divergent = len(incoming) > 1 and _divergent_merge(fa, b)
+    if len(incoming) > 1:
+        flow.meet_paths(divergent)
+    return flow, incoming, divergent
 
 
 def _one_lane_literals(lits) -> set[int]:

@@ -19,8 +19,12 @@ def missing_syncwarp(ctx: Context) -> None:
         reported.add(where)
         race = ReadAfterWriteRace if h.kind == "RAW" else WriteAfterReadRace
         msg = race(h.reader, h.writer, second.space, first.instr.loc.line, h.definite)
+        details = ["lanes of a warp are not in lockstep on sm_70+: insert __syncwarp() "
+                   "(bar.warp.sync) between the write and the read"]
+        if h.skipped_barrier is not None:
+            details.append(f"only on a path that skips the barrier at line "
+                           f"{h.skipped_barrier.loc.line} (a loop around it that runs no "
+                           "iteration, or a branch that every lane takes the same way)")
         ctx.report(second.instr, msg,
-                   certainty="definite" if h.definite else "possible",
-                   details=["lanes of a warp are not in lockstep on sm_70+: insert __syncwarp() "
-                            "(bar.warp.sync) between the write and the read"],
+                   certainty="definite" if h.definite else "possible", details=details,
                    related=[Step(first.instr.loc, "the other lane's access")], block=second.block)
