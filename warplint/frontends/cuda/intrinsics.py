@@ -635,8 +635,6 @@ def inline_asm(lw, e, args):
                 body = parse_ptx_statements(text, path, line, col)
             except InputError as err:  # a syntax error: the asm stays opaque, the grammar says why
                 lw.module.diagnostics.append(Diagnostic(err.loc, "note", f"inline asm not analysed: {err.message}"))
-            except Exception:  # noqa: BLE001 - an asm we cannot read stays opaque
-                body = None
             if body is not None:
                 defined = {i.name for i in body if isinstance(i, Label)}
                 if any(isinstance(i, Instr) and i.op in ("bra", "brx") and any(
