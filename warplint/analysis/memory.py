@@ -198,6 +198,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     hazards: dict[tuple[int, int], Hazard] = {}
     caller_pointers = _judges_caller_pointers(fa)
     one_lane = _one_lane_literals(fa.lits)
+    in_loop = set().union(*cfg.loops.values())
     for _ in range(MAX_PASSES):
         changed = False
         for b in order:
@@ -212,7 +213,8 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                 if acc is None:
                     continue
                 for prev in flow.pending.values():
-                    _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane)
+                    if not _exclusive(prev, acc, fa.lits, in_loop):
+                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane)
                 if flow.execute(acc):
                     _note(fa, PENDING_NOTE)
             state = flow.frozen()
@@ -327,6 +329,17 @@ def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
     if len(incoming) > 1:
         flow.meet_paths(divergent)
     return flow, incoming, divergent
+
+
+def _exclusive(a: MemAccess, b: MemAccess, lits, in_loop: set[int]) -> bool:
+    """Do `a` and `b` run under opposite values of one warp-uniform condition (`if (flags &
+    FIX)` and `if (!(flags & FIX))`)?  Then no warp runs both.  Only outside loops: there each
+    runs at most once, so the condition (one interned value) is one value for both; in a loop
+    the same term holds another value in another iteration."""
+    if a.block in in_loop or b.block in in_loop:
+        return False
+    need_b = _required(b.active)
+    return any(-x in need_b and lits[x].kind == "uniform" for x in _required(a.active))
 
 
 def _one_lane_literals(lits) -> set[int]:
