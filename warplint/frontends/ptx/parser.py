@@ -26,16 +26,23 @@ import struct
 from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
+from typing import NamedTuple
 
 from ...errors import InputError
 from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
 from ...targets import parse_ptx_target
 
-# Tokens are (kind, text, offset).  Kinds: the regular expression's group names below
-# (`loc` a whole `.loc` line, `directive`, `name`, `float`, `int`, `string`, `statement` a whole
-# simple one-line instruction, `open_comment` an unterminated `/*`, `bad_char`, `end` of input);
-# punctuation is its own kind (`;`, `{`, ...); `section` (made by the tokenizer loop) stands for
-# the skipped body of a `.section`
+class Token(NamedTuple):
+    """Kinds: the token pattern's group names below (`loc` a whole `.loc` line, `directive`,
+    `name`, `float`, `int`, `string`, `statement` a whole simple one-line instruction,
+    `open_comment` an unterminated `/*`, `bad_char`, `end` of input); punctuation is its own
+    kind (`;`, `{`, ...); `section` (made by the tokenizer loop) stands for the skipped body of
+    a `.section`."""
+    kind: str
+    text: str
+    offset: int  # into the text
+
+
 _NAME = r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*"
 _INT = r"-?(?:0[xX][0-9a-fA-F]+|\d+)U?"
 _FAST_OP = (rf"(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}|{_INT}"
@@ -190,6 +197,7 @@ class _Parser:
         toks = []
         append = toks.append
         token_re, kinds = (_TOKEN, _KINDS) if fast else (_TOKEN_SLOW, _KINDS_SLOW)
+        new = tuple.__new__  # Token(...) without its keyword handling: the hot loop
         pos = 0
         while True:
             for m in token_re.finditer(text, pos):
@@ -197,15 +205,15 @@ class _Parser:
                 k = kinds[idx]
                 if k == "punct":
                     v = m.group(idx)
-                    append((v, v, m.start(idx)))
+                    append(new(Token, (v, v, m.start(idx))))
                     continue
                 v = m.group(idx)
-                if k == "statement" and toks and toks[-1][0] not in _STATEMENT_BOUNDARY:
+                if k == "statement" and toks and toks[-1].kind not in _STATEMENT_BOUNDARY:
                     # the rest of a statement that began on an earlier line (`mov.u32 %r1,\n
                     # [a + 8];`), not an instruction of its own: general tokens
                     self.general_tokens(m.start(idx), m.end(idx), append)
                     continue
-                append((k, v, m.start(idx)))
+                append(new(Token, (k, v, m.start(idx))))
                 if k in _STOPS:
                     break
                 if k == "directive" and v == ".section":
@@ -213,15 +221,15 @@ class _Parser:
                     # tokenizing them (the parser sees one `section` token for the contents)
                     end = self.section_end(m.end(idx))
                     if end is not None:
-                        append(("section", "", m.end(idx)))
+                        append(Token("section", "", m.end(idx)))
                         pos = end
                         break
             else:
                 break
-            if toks[-1][0] in _STOPS:
+            if toks[-1].kind in _STOPS:
                 break
-        if not toks or toks[-1][0] not in _STOPS:
-            append(("end", "", len(text)))
+        if not toks or toks[-1].kind not in _STOPS:
+            append(Token("end", "", len(text)))
         self.toks = toks
         self.i = 0
         self.files: dict[int, str] = {}
@@ -243,7 +251,7 @@ class _Parser:
             if k == "end":
                 break
             v = m.group(idx)
-            append((v, v, m.start(idx)) if k == "punct" else (k, v, m.start(idx)))
+            append(Token(v, v, m.start(idx)) if k == "punct" else Token(k, v, m.start(idx)))
             if k in _BROKEN:
                 break
 
@@ -297,7 +305,7 @@ class _Parser:
 
     def expect(self, kind: str, what: str):
         tok = self.toks[self.i]
-        if tok[0] != kind:
+        if tok.kind != kind:
             raise self.tok_error(tok, what)
         self.i += 1
         return tok
@@ -309,7 +317,7 @@ class _Parser:
     def skip_to(self, end: int) -> None:
         toks = self.toks
         i = self.i
-        while toks[i][2] < end and toks[i][0] not in _STOPS:
+        while toks[i].offset < end and toks[i].kind not in _STOPS:
             i += 1
         self.i = i
 
@@ -349,7 +357,7 @@ class _Parser:
     # -- module ----------------------------------------------------------------------------
     def parse_module(self) -> Module:
         toks = self.toks
-        if toks[0][0] == "end":
+        if toks[0].kind == "end":
             raise self.error(0, "empty file: no PTX found")
         module = Module(self.path, "ptx", text=self.text)
         self.module = module
@@ -361,7 +369,7 @@ class _Parser:
                 self.loc_directive(p, v)
             elif k == "directive":
                 self.module_directive(module, k, v, p)
-            elif k == "@" and toks[self.i + 1][0] == "@":
+            elif k == "@" and toks[self.i + 1].kind == "@":
                 self.i += 1
                 self.skip_to(self.end_of_line(p))
             elif k == "}":
@@ -395,11 +403,11 @@ class _Parser:
             if cut >= 0:
                 args = args[:cut]
             self.i += 1
-            if toks[self.i][0] != "name":
+            if toks[self.i].kind != "name":
                 raise self.tok_error(toks[self.i], "a target name after '.target'")
             while True:
                 self.expect("name", "a target name")
-                if toks[self.i][0] != ",":
+                if toks[self.i].kind != ",":
                     break
                 self.i += 1
             if module.target is None:
@@ -413,13 +421,13 @@ class _Parser:
             self.skip_section(p)
         elif v == ".pragma":
             self.i += 1
-            while toks[self.i][0] == "string" or toks[self.i][0] == ",":
+            while toks[self.i].kind == "string" or toks[self.i].kind == ",":
                 self.i += 1
             self.expect(";", "';' after '.pragma'")
         elif v in _LINKAGE or v in (".entry", ".func") or v in _SPACES or v == ".alias":
             linkage = []
-            while toks[self.i][0] == "directive" and toks[self.i][1] in _LINKAGE:
-                linkage.append(toks[self.i][1])
+            while toks[self.i].kind == "directive" and toks[self.i].text in _LINKAGE:
+                linkage.append(toks[self.i].text)
                 self.i += 1
             k2, v2, p2 = toks[self.i]
             if k2 != "directive":
@@ -432,7 +440,7 @@ class _Parser:
                     module.state_spaces[name] = space
             elif v2 == ".alias":
                 self.i += 1
-                while toks[self.i][0] != ";" and toks[self.i][0] not in _STOPS:
+                while toks[self.i].kind != ";" and toks[self.i].kind not in _STOPS:
                     self.i += 1
                 self.expect(";", "';' after '.alias'")
             else:
@@ -488,25 +496,25 @@ class _Parser:
     def skip_section(self, p: int) -> None:
         toks = self.toks
         self.i += 1
-        if toks[self.i][0] == "section":
+        if toks[self.i].kind == "section":
             self.i += 1
             return
-        while toks[self.i][0] not in _BODY_OR_STOP:
+        while toks[self.i].kind not in _BODY_OR_STOP:
             self.i += 1
-        if toks[self.i][0] == ";":
+        if toks[self.i].kind == ";":
             self.i += 1
             return
         open_tok = self.expect("{", "'{' after '.section'")
         depth = 1
         i = self.i
         while depth:
-            k = toks[i][0]
+            k = toks[i].kind
             if k == "{":
                 depth += 1
             elif k == "}":
                 depth -= 1
             elif k == "end":
-                raise self.error(open_tok[2], "unbalanced '{': '.section' is never closed")
+                raise self.error(open_tok.offset, "unbalanced '{': '.section' is never closed")
             elif k in _BROKEN:
                 self.i = i
                 raise self.tok_error(toks[i], "section contents")
@@ -529,20 +537,20 @@ class _Parser:
         while True:
             k, v, p = self.expect("name", "a variable name")
             names.append(v)
-            k = toks[self.i][0]
+            k = toks[self.i].kind
             if k == "<":
                 self.i += 1
                 self.expect("int", "a register count")
                 self.expect(">", "'>'")
-                k = toks[self.i][0]
+                k = toks[self.i].kind
             while k == "[":
                 self.i += 1
-                if toks[self.i][0] == "int":
+                if toks[self.i].kind == "int":
                     self.i += 1
                 self.expect("]", "']'")
-                k = toks[self.i][0]
+                k = toks[self.i].kind
             self.skip_initialiser()
-            k = toks[self.i][0]
+            k = toks[self.i].kind
             if k == ",":
                 self.i += 1
                 continue
@@ -553,12 +561,12 @@ class _Parser:
         """Step over `= {...}` up to the `,` or `;` that ends the declarator (the values of
         initialisers do not matter to the analysis)."""
         toks = self.toks
-        if toks[self.i][0] != "=":
+        if toks[self.i].kind != "=":
             return
         self.i += 1
         depth = 0
         while True:
-            k = toks[self.i][0]
+            k = toks[self.i].kind
             if k in "{(":
                 depth += 1
             elif k in "})":
@@ -575,28 +583,28 @@ class _Parser:
         toks = self.toks
         self.expect("(", "'('")
         out = []
-        if toks[self.i][0] == ")":
+        if toks[self.i].kind == ")":
             self.i += 1
             return out
         while True:
             space = None
-            while toks[self.i][0] in ("directive", "int"):
-                if space is None and toks[self.i][0] == "directive":
-                    space = toks[self.i][1]
+            while toks[self.i].kind in ("directive", "int"):
+                if space is None and toks[self.i].kind == "directive":
+                    space = toks[self.i].text
                 self.i += 1
             k, name, p = self.expect("name", "a parameter name")
             count = 0
-            if toks[self.i][0] == "<":
+            if toks[self.i].kind == "<":
                 self.i += 1
                 count = _int(self.expect("int", "a register count")[1])
                 self.expect(">", "'>'")
-            while toks[self.i][0] == "[":
+            while toks[self.i].kind == "[":
                 self.i += 1
-                if toks[self.i][0] == "int":
+                if toks[self.i].kind == "int":
                     self.i += 1
                 self.expect("]", "']'")
             out.append((name, space or ".param", count))
-            k = toks[self.i][0]
+            k = toks[self.i].kind
             if k == ",":
                 self.i += 1
                 continue
@@ -607,22 +615,22 @@ class _Parser:
         toks = self.toks
         self.i += 1
         rets: list = []
-        if toks[self.i][0] == "(":
+        if toks[self.i].kind == "(":
             rets = self.param_list()
         k, name, p = self.expect("name", "a function name")
         params: list = []
-        if toks[self.i][0] == "(":
+        if toks[self.i].kind == "(":
             params = self.param_list()
-        while toks[self.i][0] == "directive":
-            d = toks[self.i][1]
+        while toks[self.i].kind == "directive":
+            d = toks[self.i].text
             if d not in _HEADER_DIRECTIVES:
-                raise self.error(toks[self.i][2], f"unknown directive '{_show(d)}'")
+                raise self.error(toks[self.i].offset, f"unknown directive '{_show(d)}'")
             self.i += 1
-            while toks[self.i][0] in ("int", "string", ","):
+            while toks[self.i].kind in ("int", "string", ","):
                 self.i += 1
-            if d == ".pragma" and toks[self.i][0] == ";":
+            if d == ".pragma" and toks[self.i].kind == ";":
                 self.i += 1
-        k = toks[self.i][0]
+        k = toks[self.i].kind
         if k == ";":  # a prototype / .extern declaration: no body
             self.i += 1
             return
@@ -653,7 +661,7 @@ class _Parser:
         """Statements up to the '}' closing the block whose '{' is at self.i."""
         toks = self.toks
         text = self.text
-        first_open = toks[self.i][2]
+        first_open = toks[self.i].offset
         self.i += 1
         self.fast_cache.clear()
         # scopes: list of (dict name -> operand, open position); index 0 is the function body
@@ -679,7 +687,7 @@ class _Parser:
                 i += 1
                 continue
             if k == "name" or k == "@":
-                if k == "name" and toks[i + 1][0] == ":":
+                if k == "name" and toks[i + 1].kind == ":":
                     # a label, or a `.branchtargets` / `.calltargets` / `.callprototype` declaration
                     nk, nv, np_ = toks[i + 2]
                     if nk == "directive" and nv in (".branchtargets", ".calltargets", ".callprototype"):
@@ -687,7 +695,7 @@ class _Parser:
                         names = []
                         depth = 0
                         while True:
-                            tk = toks[j][0]
+                            tk = toks[j].kind
                             if tk == ";" and depth == 0:
                                 break
                             if (tk in _STOPS or tk in ("statement", "{", "}")
@@ -699,7 +707,7 @@ class _Parser:
                             elif tk == ")":
                                 depth -= 1
                             elif tk == "name":
-                                names.append(toks[j][1])
+                                names.append(toks[j].text)
                             j += 1
                         if nv == ".branchtargets":
                             branchtargets[v] = names
@@ -749,9 +757,9 @@ class _Parser:
                     continue
                 if v == ".pragma":
                     i += 1
-                    while toks[i][0] in ("string", ","):
+                    while toks[i].kind in ("string", ","):
                         i += 1
-                    if toks[i][0] != ";":
+                    if toks[i].kind != ";":
                         self.i = i
                         raise self.tok_error(toks[i], "';' after '.pragma'")
                     i += 1
@@ -837,26 +845,26 @@ class _Parser:
         """`.reg .b32 %r<5>, x;` -> [('%r', 5), ('x', 0)] (self.i at the space)."""
         toks = self.toks
         self.i += 1
-        while toks[self.i][0] in ("directive", "int", "(", ")"):
+        while toks[self.i].kind in ("directive", "int", "(", ")"):
             self.i += 1
         out = []
         while True:
             k, v, p = self.expect("name", "a variable name")
             count = 0
-            if toks[self.i][0] == "<":
+            if toks[self.i].kind == "<":
                 self.i += 1
                 count = _int(self.expect("int", "a register count")[1])
                 self.expect(">", "'>'")
                 if count > 1_000_000:
                     raise self.error(p, f"register range '{_show(v)}<{count}>' is too large")
-            while toks[self.i][0] == "[":
+            while toks[self.i].kind == "[":
                 self.i += 1
-                if toks[self.i][0] == "int":
+                if toks[self.i].kind == "int":
                     self.i += 1
                 self.expect("]", "']'")
             self.skip_initialiser()
             out.append((v, count))
-            if toks[self.i][0] == ",":
+            if toks[self.i].kind == ",":
                 self.i += 1
                 continue
             self.expect(";", "';' after the declaration")
@@ -865,10 +873,10 @@ class _Parser:
     def instruction(self, i, out, scopes, top, fn_regs, regcache, statements,
                     label_scope_ids, branch_fixups, text) -> int:
         toks = self.toks
-        start = toks[i][2]
+        start = toks[i].offset
         guard = None
-        if toks[i][0] == "@":
-            neg = toks[i + 1][0] == "!"
+        if toks[i].kind == "@":
+            neg = toks[i + 1].kind == "!"
             j = i + 2 if neg else i + 1
             gk, gv, gp = toks[j]
             if gk != "name":
@@ -886,7 +894,7 @@ class _Parser:
             raise self.tok_error(toks[i], "an instruction opcode")
         base, label_ops, may_write = _opcode_info(opcode)
         ops, negated, first_group, j = self.operands(i + 1, scopes, fn_regs, statements, label_ops)
-        semi = toks[j][2]
+        semi = toks[j].offset
         raw = text[start:semi]
         if "\n" in raw:
             self.check_newlines(i, j)
@@ -971,7 +979,7 @@ class _Parser:
         """A `statement` token whose operands are not all simple: tokenize it the general way."""
         sub: list = []
         self.general_tokens(start, start + len(v), sub.append)
-        sub.append(("end", "", start + len(v)))
+        sub.append(Token("end", "", start + len(v)))
         saved = self.toks
         self.toks = sub
         try:
@@ -1005,10 +1013,10 @@ class _Parser:
         k, v, p = self.toks[j]
         end = p + len(v)
         nk = self.toks[j + 1]
-        if nk[0] == "end" and self.fn_name is not None:
+        if nk.kind == "end" and self.fn_name is not None:
             raise self.error(end, f"unexpected end of file inside function '{self.fn_name}': "
                                   f"expected ';' after instruction")
-        if nk[0] in _BROKEN:
+        if nk.kind in _BROKEN:
             raise self.tok_error(nk, "';'")
         raise self.error(end, "expected ';' after instruction")
 
@@ -1073,9 +1081,9 @@ class _Parser:
                     if op is None:
                         op = regcache[v] = Reg(v)
                 n += 1
-                k2 = toks[n][0]
-                if (k2 == "+" or k2 == "-") and toks[n + 1][0] == "int":
-                    off = self.number(toks[n + 1][1], toks[n + 1][2])
+                k2 = toks[n].kind
+                if (k2 == "+" or k2 == "-") and toks[n + 1].kind == "int":
+                    off = self.number(toks[n + 1].text, toks[n + 1].offset)
                     op = Addr(op, off if k2 == "+" else -off)
                     n += 2
             elif k == "int":
@@ -1086,9 +1094,9 @@ class _Parser:
             elif k == "float":
                 op = Imm(_float(v))
                 n += 1
-            elif k == "-" and toks[n + 1][0] in _NUMBERS:
+            elif k == "-" and toks[n + 1].kind in _NUMBERS:
                 t = toks[n + 1]
-                op = Imm(-(self.number(t[1], t[2]) if t[0] == "int" else _float(t[1])))
+                op = Imm(-(self.number(t.text, t.offset) if t.kind == "int" else _float(t.text)))
                 n += 2
             elif k == "{" or k == "(":
                 op, n = self.group(n, scopes, fn_regs, statements)
@@ -1132,10 +1140,10 @@ class _Parser:
     def group(self, n, scopes, fn_regs, statements):
         """`{a, b}` (a vector) or `(a, b)` (call arguments / returns) at toks[n]."""
         toks = self.toks
-        close = "}" if toks[n][0] == "{" else ")"
+        close = "}" if toks[n].kind == "{" else ")"
         items = []
         n += 1
-        if close == ")" and toks[n][0] == ")":
+        if close == ")" and toks[n].kind == ")":
             return _Group(items), n + 1
         while True:
             tk, tv, tp = toks[n]
@@ -1145,9 +1153,9 @@ class _Parser:
             elif tk in _NUMBERS:
                 items.append(Imm(self.number(tv, tp) if tk == "int" else _float(tv)))
                 n += 1
-            elif tk == "-" and toks[n + 1][0] in _NUMBERS:
+            elif tk == "-" and toks[n + 1].kind in _NUMBERS:
                 t = toks[n + 1]
-                items.append(Imm(-(self.number(t[1], t[2]) if t[0] == "int" else _float(t[1]))))
+                items.append(Imm(-(self.number(t.text, t.offset) if t.kind == "int" else _float(t.text))))
                 n += 2
             elif tk == "[" and close == ")":
                 a, n = self.address(n + 1, scopes, fn_regs, statements)
@@ -1156,7 +1164,7 @@ class _Parser:
                 if tk in _STATEMENT_START or tk == ";":
                     self.missing_semicolon(n - 1)
                 raise self.tok_error(toks[n], "a vector element" if close == "}" else "a call argument")
-            tk = toks[n][0]
+            tk = toks[n].kind
             if tk == ",":
                 n += 1
                 continue
@@ -1185,16 +1193,16 @@ class _Parser:
         elif k == "int":
             off = self.number(v, p)
             n += 1
-        elif k == "-" and toks[n + 1][0] == "int":
-            off = -self.number(toks[n + 1][1], toks[n + 1][2])
+        elif k == "-" and toks[n + 1].kind == "int":
+            off = -self.number(toks[n + 1].text, toks[n + 1].offset)
             n += 2
         else:
             raise self.tok_error(toks[n], "an address")
-        if toks[n][0] == "," and base is not None:
+        if toks[n].kind == "," and base is not None:
             # texture / surface operand `[tex, {x, y}]`, `[tex, sampler, {x}]`: the handle
             depth = 0
             while True:
-                k = toks[n][0]
+                k = toks[n].kind
                 if k in "{(":
                     depth += 1
                 elif k in "})":
@@ -1204,19 +1212,19 @@ class _Parser:
                 elif k in _STATEMENT_START or k == ";" or k == "[":
                     break
                 n += 1
-        while toks[n][0] in "+-":
-            sign = 1 if toks[n][0] == "+" else -1
+        while toks[n].kind in "+-":
+            sign = 1 if toks[n].kind == "+" else -1
             n += 1
-            if toks[n][0] == "-":
+            if toks[n].kind == "-":
                 sign = -sign
                 n += 1
-            if toks[n][0] != "int":
+            if toks[n].kind != "int":
                 raise self.tok_error(toks[n], "an address offset")
-            off += sign * self.number(toks[n][1], toks[n][2])
+            off += sign * self.number(toks[n].text, toks[n].offset)
             n += 1
-        if toks[n][0] != "]":
-            if toks[n][0] in _STATEMENT_START or toks[n][0] == ";":
-                self.missing_semicolon(n - 1) if toks[n][0] != ";" else None
+        if toks[n].kind != "]":
+            if toks[n].kind in _STATEMENT_START or toks[n].kind == ";":
+                self.missing_semicolon(n - 1) if toks[n].kind != ";" else None
             raise self.tok_error(toks[n], "']' after the address")
         return Addr(base, off), n + 1
 
@@ -1277,10 +1285,10 @@ def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bo
     p = _Parser(text, path, statements_mode=True, line=line, col=col, fast=fast)
     out: list = []
     try:
-        p.toks.insert(0, ("{", "{", 0))  # a synthetic outer block, closed by the end of input
+        p.toks.insert(0, Token("{", "{", 0))  # a synthetic outer block, closed by the end of input
         p.body(out, set())
         tok = p.toks[p.i] if p.i < len(p.toks) else p.toks[-1]
-        if tok[0] != "end":
+        if tok.kind != "end":
             raise p.tok_error(tok, "end of input")
         return out
     except InputError as e:
