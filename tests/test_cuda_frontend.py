@@ -367,9 +367,11 @@ def test_cpp_isms_fixture():
 def test_template_function():
     m = parse((FIXTURES / "09_templates.cu").read_text())
     assert not m.diagnostics
-    assert {f.name for f in m.functions} == {"tile_sum", "use"}
+    assert {f.name for f in m.functions} == {"tile_sum", "tile_sum__values_0", "use"}
     call = instrs(fn(m, "use"), "call")[0]
-    assert call.srcs[0] == Sym("tile_sum")
+    assert call.srcs[0] == Sym("tile_sum__values_0")  # the copy with N = 16
+    assert Imm(0x101F) in instrs(fn(m, "tile_sum__values_0"), "shfl")[0].srcs  # width 16: c = (32 - 16) << 8 | 31
+    assert Imm(0x101F) not in instrs(fn(m, "tile_sum"), "shfl")[0].srcs  # N unknown
 
 
 def test_unknown_types_are_opaque():
@@ -700,7 +702,7 @@ def test_template_arguments_of_a_template_the_cxx_layer_unwrapped_are_dropped():
     m = parse("""template <int N, typename T> __device__ void red(int tx, T *s) { __syncthreads(); }
 #define SEG (512)
 __global__ void k(int tx, int *swork) { red<SEG, int>(tx, swork); }""")
-    assert not m.diagnostics and [c.srcs[0].name for c in instrs(fn(m, "k"), "call")] == ["red"]
+    assert not m.diagnostics and [c.srcs[0].name for c in instrs(fn(m, "k"), "call")] == ["red__values_0"]  # N = 512
 
 
 def test_notes_name_a_function_of_a_namespace_as_written():

@@ -34,6 +34,9 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       -> `cooperative_groups::x`
   templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
                                                       name declared nowhere (a uniform unknown)
+  template values       `f<T, 24>(v)`, `g(x)` with `template <bool S = false> g` -> `f__values_K(v)`,
+                        `g__values_K(x)`: a copy of the callee (outside classes) with N, S bound to
+                        the constants (`if constexpr (S)` folds); at most MAX_TEMPLATE_COPIES a file
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
@@ -374,7 +377,8 @@ class _Layer:
         self.bindings: set[int] = set()  # ids of the structured bindings mapped
         self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
-        self.specialising = None  # the _Lambda whose callee is being rendered for it
+        self.specialising = None  # what a callee's copy is rendered for: a _Lambda, a _TemplateCopy
+        self.template_values = _TemplateValues(self)
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
@@ -401,6 +405,7 @@ class _Layer:
         for n in of("lambda_expression"):
             if n.id not in self.lambdas:
                 _Lambda(self, n).plan()
+        self.template_values.plan(of("call_expression"))
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
@@ -420,13 +425,17 @@ class _Layer:
         self.fixed_nodes.append(node)
 
     def fix_specialised(self, node, handler) -> None:
-        """Node `node` is rewritten by `handler` while a callee is rendered for a lambda passed
-        to it (when the handler gives something), else as before."""
+        """Node `node` is rewritten by `handler` while a callee's copy is rendered (for a lambda
+        passed to it, or for template values) when the handler gives something, else as before."""
+        self.fix_first(node, lambda n: handler(n) if self.specialising is not None else None)
+
+    def fix_first(self, node, handler) -> None:
+        """Node `node` is rewritten by `handler` when it gives something, else as before."""
         prior = self.fixed.get(node.id)
         plain = prior is None and self._is_target(node)
 
         def rewrite(n):
-            if self.specialising is not None and (new := handler(n)) is not None:
+            if (new := handler(n)) is not None:
                 return new
             if prior is not None:
                 return prior(n)
@@ -434,6 +443,15 @@ class _Layer:
         if prior is None:
             self.fixed_nodes.append(node)
         self.fixed[node.id] = rewrite
+
+    def copy_of(self, fn, specialiser) -> list[Tok]:
+        """Function definition `fn` rendered again, for `specialiser` (what `fix_specialised`
+        handlers read in `self.specialising`)."""
+        outer, self.specialising = self.specialising, specialiser
+        try:
+            return self.node(fn)
+        finally:
+            self.specialising = outer
 
     def declarations(self, fn) -> dict:
         """name -> [(start byte, type node, declarator)] of the parameters and locals of `fn`."""
@@ -670,6 +688,7 @@ class _Layer:
                 out.extend(self.items(c))
             else:
                 item = self.render(ca, cb)
+                self.template_values.render_copies()
                 out.extend(self.before)
                 self.before = []
                 out.extend(item)
@@ -1792,11 +1811,7 @@ class _Lambda:
         copy = []
         if not self.copied:
             self.copied = True
-            outer, lay.specialising = lay.specialising, self
-            try:
-                copy = lay.node(self.callee)
-            finally:
-                lay.specialising = outer
+            copy = lay.copy_of(self.callee, self)
         args = call.child_by_field_name("arguments")
         t = lay.tok(call)
         a, b = lay.src.span(args)
@@ -1827,3 +1842,169 @@ class _Lambda:
                 out.append(_new(t, "op", ","))
             out += self.capture_argument(t, cap, prefix)
         return out + [lay.src.toks[b - 1]]
+
+
+MAX_TEMPLATE_COPIES = 32  # per file: copies of function templates for their value arguments
+_CONSTANT_NODES = ("number_literal", "true", "false", "parenthesized_expression", "unary_expression",
+                   "binary_expression", "conditional_expression")
+
+
+class _TemplateCopy:
+    """A function template's copy for some values of its value parameters."""
+
+    def __init__(self, callee, name: str, values: dict[str, list[Tok]]):
+        self.callee, self.name, self.values = callee, name, values
+
+
+class _TemplateValues:
+    """Template value arguments per call: a call of a function template the file defines, with
+    value arguments written (`f<true>(x)`, `f<T, 24>(v)`) or left to their defaults (`f(x)`),
+    calls a copy of the callee (`f__values_K`) in which each bound value parameter is its
+    constant, so `if constexpr (use_sync)` folds and a shuffle width is known; type parameters
+    stay erased.  A value argument is a constant of literals and operators, or of the value
+    parameters of the copy being rendered (`g<N>(x)` inside `f<N>`).  A template never called
+    with values keeps them uniform unknowns; past MAX_TEMPLATE_COPIES calls do too (a note)."""
+
+    def __init__(self, layer: _Layer):
+        self.layer = layer
+        self.params: dict[int, list] = {}  # template's definition id -> [(name, default, is value)]
+        self.copies: dict[tuple, _TemplateCopy] = {}  # (definition id, values) -> its copy
+        self.unrendered: list[_TemplateCopy] = []
+        self.noted = False
+
+    # -- planning --------------------------------------------------------------------------
+    def plan(self, calls) -> None:
+        lay = self.layer
+        for call in calls:
+            f = call.child_by_field_name("function")
+            callee = self.callee(f)
+            if callee is not None:
+                lay.fix_first(f, lambda n, callee=callee: self.call(n, callee))
+
+    def callee(self, f):
+        """The one definition of a function template with value parameters that `f` (the
+        function of a call) names, outside classes (a member template stays erased); None otherwise."""
+        name = f
+        while name is not None and name.type in ("qualified_identifier", "template_function"):
+            name = name.child_by_field_name("name")
+        if name is None or name.type != "identifier":
+            return None
+        found = [d for d in self.layer.definitions.get(_text(name), ())
+                 if d.parent is not None and d.parent.type == "template_declaration"
+                 and not self.layer.inside_class(d.parent)]  # a member: a class's function (_Class)
+        if len(found) != 1 or not self.parameters(found[0]):
+            return None
+        return found[0]
+
+    def parameters(self, fn) -> list:
+        """(name, default, is a value) of template `fn`'s parameters up to a pack; planned once:
+        in the copies, the function's name and the uses of its value parameters are rewritten."""
+        if fn.id in self.params:
+            return self.params[fn.id]
+        out = []
+        plist = fn.parent.child_by_field_name("parameters")
+        for p in plist.named_children if plist is not None else ():
+            if p.type.startswith("variadic") or p.type not in (
+                    "parameter_declaration", "optional_parameter_declaration",
+                    "type_parameter_declaration", "optional_type_parameter_declaration"):
+                break
+            value = p.type in ("parameter_declaration", "optional_parameter_declaration")
+            name = _declarator_name(p.child_by_field_name("declarator")) if value else None
+            out.append((_text(name) if name is not None else None, p.child_by_field_name("default_value"), value))
+        self.params[fn.id] = out = out if any(v and x for x, _, v in out) else []
+        if out:
+            self.plan_copies(fn, {x for x, _, v in out if v and x})
+        return out
+
+    def plan_copies(self, fn, names: set[str]) -> None:
+        lay = self.layer
+        mine = lambda: lay.specialising if isinstance(lay.specialising, _TemplateCopy) and \
+            lay.specialising.callee == fn else None  # noqa: E731
+        name = _declarator_name(_function_declarator(fn))
+        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(text=c.name)] if (c := mine()) else None)
+        for m in _nodes(fn, ("identifier",)):
+            if _text(m) in names:
+                lay.fix_specialised(m, lambda n: self.bound(n, c) if (c := mine()) else None)
+
+    # -- rendering -------------------------------------------------------------------------
+    def bound(self, n, copy: _TemplateCopy):
+        """A use of a value parameter in a copy: its constant, at the use's place."""
+        t = self.layer.tok(n)
+        value = copy.values.get(_text(n))
+        return None if value is None else [v.copy(path=t.path, line=t.line, col=t.col) for v in value]
+
+    def call(self, f, callee):
+        """`f<true>(x)` / `f(x)` -> `f__values_K(x)`, the copy rendered before the item (after
+        it is rendered: a recursive template's call is then no node being rendered); None (the
+        template as it is) when no value is known."""
+        lay = self.layer
+        values = self.values(f, callee)
+        if not values:
+            return None
+        key = (callee.id, tuple((x, tuple(t.text for t in v)) for x, v in values.items()))
+        copy = self.copies.get(key)
+        if copy is None:
+            if len(self.copies) >= MAX_TEMPLATE_COPIES:
+                self.note(f)
+                return None
+            copy = self.copies[key] = self.new_copy(callee, values)
+            self.unrendered.append(copy)
+        return [lay.tok(f).copy(kind="id", text=copy.name)]
+
+    def values(self, f, callee) -> dict[str, list[Tok]]:
+        """Value parameter -> its constant's tokens, for the call whose function is `f`."""
+        current = self.layer.specialising
+        outer = current.values if isinstance(current, _TemplateCopy) else {}
+        while f.type == "qualified_identifier":
+            f = f.child_by_field_name("name")
+        targs = f.child_by_field_name("arguments") if f.type == "template_function" else None
+        args = targs.named_children if targs is not None else []
+        out: dict[str, list[Tok]] = {}
+        for i, (x, default, value) in enumerate(self.params[callee.id]):
+            if i < len(args):
+                v = self.constant(args[i], outer) if value else None
+            else:
+                v = self.constant(default, out) if value and default is not None else None
+            if x and v is not None:
+                out[x] = v
+        return out
+
+    def constant(self, e, env: dict[str, list[Tok]]):
+        """The tokens of constant expression `e` (literals, operators and the names in `env`,
+        replaced by their values), parenthesised; None when it is not one."""
+        lay = self.layer
+        if e.type == "type_descriptor":  # `g<N>`: a name the parser took for a type
+            return env.get(_text(e).strip())
+        for m in _walk(e):
+            if m.is_named and m.type not in _CONSTANT_NODES and not (m.type == "identifier" and _text(m) in env):
+                return None
+        a, b = lay.src.span(e)
+        t = lay.src.toks[a]
+        out = [_new(t, "op", "(")]
+        for x in lay.src.toks[a:b]:
+            out += env[x.text] if x.kind == "id" and x.text in env else [x]
+        return out + [_new(t, "op", ")")]
+
+    def new_copy(self, callee, values) -> _TemplateCopy:
+        lay = self.layer
+        name = _declarator_name(_function_declarator(callee))
+        qual = _namespace_path(callee) + (_text(name),)
+        copy = _TemplateCopy(callee, f"{mangle(qual)}__values_{len(self.copies)}", values)
+        shown = ", ".join(f"{x} = {' '.join(t.text for t in v[1:-1])}" for x, v in values.items())
+        lay.display[copy.name] = f"{lay.display.get(mangle(qual), _text(name))} ({shown})"
+        if mangle(qual) in lay.ref_params:
+            lay.ref_params[copy.name] = lay.ref_params[mangle(qual)]
+        return copy
+
+    def render_copies(self) -> None:
+        """The copies the item just rendered calls (and those they call), before the item."""
+        while self.unrendered:
+            copy = self.unrendered.pop(0)
+            self.layer.before.extend(self.layer.copy_of(copy.callee, copy))
+
+    def note(self, f) -> None:
+        if not self.noted:
+            self.noted = True
+            self.layer.notes.append((self.layer.tok(f), f"more than {MAX_TEMPLATE_COPIES} copies of function "
+                                     "templates for their value arguments: this call and later ones use the "
+                                     "template with its values unknown"))
