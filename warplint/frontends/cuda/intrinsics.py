@@ -314,11 +314,11 @@ def call(lw, e):
     rt = lw.func_types.get(name, OPAQUE)
     if rt.kind == Kind.BITS and rt.name == "void" or discard:
         lw.emit("call", tuple(d for d, _ in outs), (Sym(name),) + tuple(vals), loc, text=name)
-        _copy_back(lw, outs, loc)
+        _copy_back(lw, name, args, outs, loc)
         return Imm(0), INT
     d = lw.temp()
     lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
-    _copy_back(lw, outs, loc)
+    _copy_back(lw, name, args, outs, loc)
     return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
 
 
@@ -328,9 +328,14 @@ def _reference_outs(lw, name, args):
     return [(lw.temp(), lw.address(args[i])) for i in lw.rw.facts.ref_params.get(name, ()) if i < len(args)]
 
 
-def _copy_back(lw, outs, loc):
-    for reg, place in outs:
-        lw.store(place, reg, place.type, loc)
+def _copy_back(lw, name, args, outs, loc):
+    """Store each reference argument's final value back, except where `name` (lowered
+    already) never writes that parameter: no store the source does not make."""
+    refs = [i for i in lw.rw.facts.ref_params.get(name, ()) if i < len(args)]
+    read_only = lw.read_only_refs.get(name, ())
+    for (reg, place), i in zip(outs, refs):
+        if i not in read_only:
+            lw.store(place, reg, place.type, loc)
 
 
 _CG_BLOCK = ("thread_block", "grid_group")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...intops import C_BINARY, binary, c_unary
-from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym
+from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym, Vec
 from ...specials import CUDA_BUILTINS
 from .cxx import REF_MARK
 from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, Kind, T, Unsupported
@@ -133,6 +133,7 @@ class Lowerer:
         self.enums: dict[str, int] = {}
         self.funcs: set[str] = set()
         self.func_types: dict[str, T] = {}
+        self.read_only_refs: dict[str, set[int]] = {}  # function -> reference parameters it never writes
         self.nasm = 0
         self.discard = False
         self.chunk_toks = None
@@ -353,7 +354,8 @@ class Lowerer:
         fdecl = fd.decl.type
         try:
             args = fdecl.args.params if isinstance(fdecl, c_ast.FuncDecl) and fdecl.args else []
-            for p in args:
+            refs: dict[int, str] = {}  # argument position -> register of a reference parameter
+            for index, p in enumerate(args):
                 if isinstance(p, c_ast.EllipsisParam):
                     continue
                 if isinstance(p, c_ast.ID):  # K&R-style or untyped parameter
@@ -373,6 +375,7 @@ class Lowerer:
                 fn.params.append(reg)
                 if REF_MARK in self.marks_of(p):  # a C++ reference: copied back out to the caller
                     fn.ret_params.append(reg)
+                    refs[index] = reg
                 self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
             self.stmt(fd.body)
@@ -390,6 +393,9 @@ class Lowerer:
         except RecursionError:
             self.not_analysed(fn, "nested too deeply")
             return
+        written = _written_registers(fn.body)
+        self.read_only_refs[name] = {i for i, reg in refs.items()
+                                     if reg not in written and not any(w.startswith(reg + ".") for w in written)}
         self.module.functions.append(fn)
 
     def not_analysed(self, fn, why: str) -> None:
@@ -1220,3 +1226,14 @@ def source_text(e) -> str:
         return CGenerator(reduce_parentheses=True).visit(e)
     except Exception:  # a node the generator cannot print: messages fall back to operands
         return ""
+
+
+def _written_registers(body) -> set[str]:
+    """The registers (struct fields `p.f` included) that some instruction of `body` writes."""
+    out: set[str] = set()
+    for ins in body:
+        if isinstance(ins, Instr):
+            for x in ins.dests:
+                items = x.items if isinstance(x, Vec) else (x,)
+                out.update(r.name for r in items if isinstance(r, Reg))
+    return out
