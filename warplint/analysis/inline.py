@@ -1,6 +1,8 @@
 """Inline calls to device functions defined in the same module, so that lane identity
 (`laneid()` helpers) and warp primitives inside helpers are analysed in their caller's
-context.  Bounded by depth and size; calls beyond the bound stay opaque.
+context.  Bounded by depth and size; calls beyond the bound stay opaque.  An inlined copy's
+registers keep their struct fields (`binfo@1.len` is a field of `binfo@1`), and a struct passed
+by value brings the caller's fields (`p@1.n` starts as the caller's `q.n`).
 
 A device function with no caller to inline it into is analysed alone, where its arguments are
 unknown: `with_varying_arguments` gives it a caller that passes its thread index for every number
@@ -11,6 +13,7 @@ from __future__ import annotations
 from ..ir import Addr, Function, Instr, Label, Reg, Sym, map_operand
 from ..specials import is_special
 from .calls import is_pure
+from .liveness import registers
 
 MAX_DEPTH = 4
 MAX_SIZE = 40_000
@@ -129,16 +132,45 @@ def _lane_dependent(ins: Instr) -> Instr:
                  ins.text, ins.negated, ins.from_cuda, ins.frames)
 
 
+def _renamed(name: str, suffix: str) -> str:
+    """A register of an inlined copy: the suffix goes on the struct, so that `binfo.len` stays
+    a field of `binfo` (`binfo@1.len` of `binfo@1`: a whole struct written writes its fields)."""
+    base, dot, field = name.partition(".")
+    return base + suffix + dot + field
+
+
+def _fields_read(fn: Function) -> dict[str, set[str]]:
+    """Parameter -> the registers of its fields that `fn` reads (`p.n`, `p.size.x`)."""
+    params = set(fn.params)
+    out: dict[str, set[str]] = {}
+    for ins in fn.body:
+        if not isinstance(ins, Instr):
+            continue
+        names: set[str] = set()
+        for op in ins.srcs + ins.dests:
+            registers(op, names)
+        for r in names:
+            base = r.partition(".")[0]
+            if base != r and base in params and not is_special(r):
+                out.setdefault(base, set()).add(r)
+    return out
+
+
 def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
     suffix = f"@{k}"
     syms: dict[str, str] = {}
     prologue, epilogue = [], []
     loc = call.loc
+    fields = _fields_read(callee)
     for param, arg in zip(callee.params, call.srcs[1:]):
         if isinstance(arg, Sym):
             syms[param] = arg.name
-        else:
-            prologue.append(Instr("mov.b32", (Reg(param + suffix),), (arg,), loc))
+            continue
+        prologue.append(Instr("mov.b32", (Reg(param + suffix),), (arg,), loc))
+        if isinstance(arg, Reg) and not is_special(arg.name):
+            # a struct passed by value: each field the callee reads is the caller's field
+            prologue.extend(Instr("mov.b32", (Reg(_renamed(f, suffix)),), (Reg(arg.name + f[len(param):]),), loc)
+                            for f in sorted(fields.get(param, ())))
     for rp, dest in zip(callee.ret_params, call.dests):
         if isinstance(dest, Sym):
             syms[rp] = dest.name
@@ -151,7 +183,7 @@ def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
     end = f"$inline_end{suffix}"
 
     def reg(name):
-        return name if is_special(name) else name + suffix
+        return name if is_special(name) else _renamed(name, suffix)
 
     def sym(name):
         return name + suffix if name in labels else syms.get(name, name)
