@@ -19,6 +19,7 @@ from ..cfg import CFG, EXIT
 from ..ir import Addr
 from .domain import negate
 from .liveness import registers
+from .local_objects import pointer_base
 from .lanes import FULL_SET, LaneSet, Literals, unknown_subset
 from .transfer import Evaluator
 from .values import is_uniform, scope_of
@@ -240,9 +241,12 @@ def _ends_in_trap(cfg: CFG, b: int) -> bool:
     return term is not None and term.op == "trap"
 
 
-def loop_writes(cfg: CFG) -> dict[int, set]:
+def loop_writes(cfg: CFG, local_pointers: dict | None = None) -> dict[int, set]:
     """Loop header -> registers written anywhere in its loop.  A register the loop never
-    writes keeps its value from before the loop (no phi at the header)."""
+    writes keeps its value from before the loop (no phi at the header).  A store through a
+    pointer into a variable (`local_pointers`: register -> the variable's registers) writes
+    the variable."""
+    local_pointers = local_pointers or {}
     out: dict[int, set] = {}
     for header, body in cfg.loops.items():
         written = out[header] = set()
@@ -251,4 +255,6 @@ def loop_writes(cfg: CFG) -> dict[int, set]:
                 for d in ins.dests:
                     if not isinstance(d, Addr):
                         registers(d, written)
+                if ins.op == "st":
+                    written.update(local_pointers.get(pointer_base((ins.dests or ins.srcs or [None])[0]), ()))
     return out

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
+from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -46,12 +47,14 @@ class BlockRecord:
 
 class Interpreter:
     def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals,
-                 fields: dict[str, list[str]] | None = None):
+                 fields: dict[str, list[str]] | None = None,
+                 local_pointers: dict[str, tuple[str, ...]] | None = None):
         self.ev = ev
         self.joins = joins
         self.terms = terms
         self.lits = lits
         self.fields = fields or {}  # struct register -> its fields read but never written
+        self.local_pointers = local_pointers or {}  # register -> the variable it points into
         self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
         self._record = BlockRecord()
 
@@ -73,6 +76,8 @@ class Interpreter:
                 record.branch_value = self.ev.read(env, ins.srcs[0]) if ins.srcs else None
                 continue
             self._exec(b, i, ins, env, active, guarded=ins.guard is not None)
+            if ins.dests and self.local_pointers:
+                self._track_offset(ins, env)
             self._guard_lanes = None
         return record
 
@@ -351,6 +356,10 @@ class Interpreter:
         else:
             addr_op = ins.srcs[0] if ins.srcs else None
             val_ops = ins.srcs[1:]
+        variable = self.local_pointers.get(pointer_base(addr_op))
+        if variable is not None and op in ("ld", "st"):
+            self._variable_access(ins, env, variable, val_ops, guarded)
+            return
         addr = ev.read(env, addr_op) if addr_op is not None else Unk(0)
         if space in _SHARED_SPACES:
             self._record.accesses.append(MemAccess(ins, b, i, active, addr, op in ("st", "atom", "red"),
@@ -361,6 +370,54 @@ class Interpreter:
             return
         if ins.dests:
             self._set_all(env, ins, self._loaded(ins, env, space, addr_op, addr), guarded)
+
+    def _track_offset(self, ins: Instr, env) -> None:
+        """A pointer into a thread's own variable: also keep its offset in the variable, to
+        tell whether a store through it writes the same part in every lane."""
+        d = ins.dests[0]
+        if not (isinstance(d, Reg) and d.name in self.local_pointers) or ins.op not in POINTER_ARITH:
+            return
+        offs = [self._offset(env, op) for op in ins.srcs[:2]]
+        off = offs[0] if ins.op in ("mov", "cvt", "cvta") else self.ev.arith(ins.op, *offs, 64)
+        env[LocalOffset(d.name)] = off
+
+    def _offset(self, env, op):
+        if isinstance(op, Sym) and op.name.startswith("&"):
+            return const(0)
+        if isinstance(op, Reg) and op.name in self.local_pointers:
+            return env.get(LocalOffset(op.name), Unk(0))
+        return self.ev.read(env, op)
+
+    def _variable_access(self, ins: Instr, env, variable: tuple, val_ops, guarded) -> None:
+        """A load or store through a pointer into a thread's own variable (`local_objects`):
+        a store may write any part of it, so each of its registers keeps its old value or
+        takes the stored one; a load reads what the variable's registers hold."""
+        if ins.op == "st":
+            if not val_ops:
+                return
+            new = self.ev.read(env, val_ops[0])
+            off = self._offset(env, Reg(pointer_base((ins.dests or ins.srcs)[0])))
+            for reg in variable:
+                old = env.get(reg)
+                if old is None or old == new:
+                    stored = new
+                elif is_uniform(off):
+                    stored = self._stored(reg, old, new)
+                else:  # lanes write different parts: which one each keeps differs between lanes
+                    stored = self.joins.merge_by_lanes(self.joins.point(None, "&" + reg), [new, old],
+                                                       [FULL_SET, FULL_SET])
+                self._set(env, Reg(reg), stored, guarded)
+            return
+        held = [env[reg] for reg in variable if reg in env] or [self.ev.read(env, Reg(variable[0]))]
+        value = held[0]
+        for v in held[1:]:
+            value = value if v == value else self._stored(variable[0], value, v)
+        self._set_all(env, ins, value, guarded)
+
+    def _stored(self, reg: str, a, b):
+        """A variable that holds `a` or `b`: which one is the same in every lane that ran the
+        stores (a lane's own memory), so the values join as at a uniform choice."""
+        return self.joins.join(self.joins.point(None, "&" + reg), a, b)
 
     def _loaded(self, ins: Instr, env, space: str, addr_op, addr):
         """The value a load reads."""

@@ -19,6 +19,7 @@ from .domain import Incoming, Joins
 from .instructions import BlockRecord, Interpreter
 from .lanes import EMPTY, FULL_SET, STATS, LaneSet, Literals, too_many_conditions
 from .liveness import dead_after, names_of, registers
+from .local_objects import pointers_to_locals
 from .results import FunctionAnalysis
 from .transfer import Evaluator
 from .values import Terms
@@ -63,9 +64,11 @@ class Solver:
         self.joins = Joins(id(cfg), terms, lits)
         params = set(fn.params) | set(fn.ret_params)
         fields = unwritten_fields(cfg, params)
-        self.interpreter = Interpreter(ev, self.joins, terms, lits, fields)
+        local_pointers = pointers_to_locals(cfg, getattr(module, "state_spaces", None))
+        ev.filled_through_pointers = {r for variable in local_pointers.values() for r in variable}
+        self.interpreter = Interpreter(ev, self.joins, terms, lits, fields, local_pointers)
         self.param_fields = {f: ev.param_value(f) for base, fs in fields.items() if base in params for f in fs}
-        self.loop_writes = loop_writes(cfg)
+        self.loop_writes = loop_writes(cfg, local_pointers)
         self.reg_names, self.dead_after = dead_after(cfg)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
         self.work = 0
@@ -196,8 +199,8 @@ class Solver:
         dead = self.dead_after.get(b)
         if dead:
             env = dict(env)
-            for k in names_of(dead, self.reg_names):
-                env.pop(k, None)
+            for k in names_of(dead, self.reg_names) - self.ev.filled_through_pointers:
+                env.pop(k, None)  # (loads through pointers read a variable liveness cannot see)
         out_changed = self.out_env.get(b) != env
         if out_changed:
             self.out_env[b] = env

@@ -57,6 +57,7 @@ class Evaluator:
         self.params = params
         self.aligned_tid = block_dim is None or block_dim[0] % 32 == 0
         self.one_d = block_dim is None or (block_dim[1] == 1 and block_dim[2] == 1)
+        self.filled_through_pointers: set[str] = set()  # see `undefined`
 
     # -- reading operands -----------------------------------------------------------------
     def special(self, name: str):
@@ -96,7 +97,7 @@ class Evaluator:
                 elif name in self.params:
                     v = self.param_value(name)
                 else:
-                    v = Unk(self.terms.get(("undef", name), name))
+                    v = self.undefined(name)
             return v
         if isinstance(op, Imm):
             if isinstance(op.value, int):
@@ -118,6 +119,15 @@ class Evaluator:
                            max((scope_of(v) for v in vals), key=lambda s: s != "block"))
             return Unk(self.terms.get(("vec", tuple(vals)), "vector"))
         return Unk(self.terms.get(("opnd", repr(op)), repr(op)))
+
+    def undefined(self, name: str):
+        """A register read before any write: a per-lane unknown.  A variable filled through
+        pointers into it (`local_objects`) is read unwritten only where no store ran (a copy
+        loop of no iteration): its value is indeterminate, and the analysis takes one the
+        whole warp shares rather than report lanes apart on a value the program never uses."""
+        if name in self.filled_through_pointers:
+            return Aff(self.terms.get(("undef", name), name), ZEROS, 1, "warp")
+        return Unk(self.terms.get(("undef", name), name))
 
     def param_value(self, name: str):
         """Kernel parameters are the same for the whole grid.  A device function analysed on

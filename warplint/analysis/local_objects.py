@@ -1,0 +1,83 @@
+"""Variables whose address is taken: a thread's own memory, cell by cell.
+
+The CUDA front end keeps a local variable `x` in register `x`, and `&x` is the symbol `&x`
+(state space local).  A store through a pointer into `x` (`reinterpret_cast<int*>(&x)[i] = v`)
+writes the variable, and a load through it reads the variable: `pointers_to_locals` finds the
+registers that can only hold such pointers, so the interpreter reads and writes the variable's
+registers (`x` and its fields `x.f`) instead of unknown memory.  The offset inside the object
+is not tracked: a store is a weak update (the old value or the stored one).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..cfg import CFG
+from ..ir import Addr, Reg, Sym
+
+# instructions whose result points into the object its pointer operand points into
+POINTER_ARITH = ("mov", "cvt", "cvta", "add", "sub")
+
+
+class LocalOffset(NamedTuple):
+    """The environment's key for the offset, inside its variable, of pointer register `reg`."""
+    reg: str
+
+
+def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ...]]:
+    """Register -> the registers of the one local variable every value it holds points into."""
+    spaces = spaces or {}
+    defs: dict[str, list] = {}
+    regs: set[str] = set()
+    for blk in cfg.blocks:
+        for ins in blk.instrs:
+            for op in (*ins.dests, *ins.srcs):
+                if isinstance(op, Reg):
+                    regs.add(op.name)
+            for d in ins.dests:
+                if isinstance(d, Reg):
+                    defs.setdefault(d.name, []).append(ins)
+    target: dict[str, str] = {}
+    changed = True
+    while changed:  # a register joins once all its definitions point into one variable
+        changed = False
+        for reg, ins_list in defs.items():
+            if reg in target:
+                continue
+            into = {_points_into(ins, reg, target, spaces) for ins in ins_list}
+            into.discard(reg)  # `p = p + 4` keeps what p points into
+            if len(into) == 1 and None not in into:
+                target[reg] = into.pop()
+                changed = True
+    return {reg: (x, *sorted(r for r in regs if r.startswith(x + "."))) for reg, x in target.items()}
+
+
+def _points_into(ins, reg: str, target: dict, spaces: dict) -> str | None:
+    """The variable that `ins`'s result `reg` points into, `reg` for a step of `reg` itself,
+    or None (not pointer arithmetic on one variable)."""
+    if ins.op not in POINTER_ARITH or ins.guard is not None:
+        return None
+    srcs = ins.srcs[:1] if ins.op == "sub" else ins.srcs
+    found = set()
+    for op in srcs:
+        if isinstance(op, Sym) and op.name.startswith("&") and spaces.get(op.name) == "local":
+            found.add(op.name[1:] + _inline_suffix(reg))
+        elif isinstance(op, Reg) and (op.name in target or op.name == reg):
+            found.add(target.get(op.name, reg))
+    return found.pop() if len(found) == 1 else None
+
+
+def _inline_suffix(reg: str) -> str:
+    """`@1` of `$a2@1`: an inlined copy renames its registers (`recv` -> `recv@1`) but not
+    the symbol `&recv`, so the copy's variable is named by the pointer's suffix."""
+    base = reg.partition(".")[0]
+    at = base.find("@")
+    return base[at:] if at >= 0 else ""
+
+
+def pointer_base(op) -> str | None:
+    """The register an address operand is based on."""
+    if isinstance(op, Reg):
+        return op.name
+    if isinstance(op, Addr) and isinstance(op.base, Reg):
+        return op.base.name
+    return None
