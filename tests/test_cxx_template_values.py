@@ -84,3 +84,10 @@ def test_a_member_template_stays_erased():
     out, _ = desugared("struct S { int a; template <int N> __device__ int f(int x) { return x + N + a; }\n"
                        "__device__ int g(int x) { return f<2>(x); } };")
     assert "__values_" not in out
+
+
+def test_a_kernel_launched_with_values_is_a_copy_with_them():
+    out, _ = desugared("template <int W> __global__ void k(float *d) { d[0] = __shfl_xor_sync(~0u, d[0], 1, W); }\n"
+                       "void launch(float *d) { k<24><<<1, 32>>>(d); }")
+    assert "__global__ void k__values_0 ( float * d ) { d [ 0 ] = __shfl_xor_sync ( ~ 0u , d [ 0 ] , 1 , ( 24 ) ) ; }" in out
+    assert "k__values_0 << < 1 , 32 >> > ( d ) ;" in out

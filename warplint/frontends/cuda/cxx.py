@@ -36,7 +36,8 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       name declared nowhere (a uniform unknown)
   template values       `f<T, 24>(v)`, `g(x)` with `template <bool S = false> g` -> `f__values_K(v)`,
                         `g__values_K(x)`: a copy of the callee (outside classes) with N, S bound to
-                        the constants (`if constexpr (S)` folds); at most MAX_TEMPLATE_COPIES a file
+                        the constants (`if constexpr (S)` folds; a launch `k<24><<<g, b>>>(x)` too);
+                        at most MAX_TEMPLATE_COPIES a file
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
