@@ -41,3 +41,22 @@ def test_a_load_through_the_pointer_reads_what_was_stored(tmp_path):
         "for (int row = r.first; row < r.second;", "for (int row = words[0]; row < words[1];")
     assert _rules(tmp_path, source.replace("INDEX", "1")) == []
     assert _rules(tmp_path, source.replace("INDEX", "lane % 2")) == [("WL004", 11)]
+
+
+def test_a_variable_whose_pointer_is_passed_on_is_not_tracked(tmp_path):
+    """What a call does through the pointer is unknown: the variable stays per-lane."""
+    source = """
+__device__ void fill(int *p);
+__global__ void drain(const int *flags, int *counts) {
+  int lane = threadIdx.x % 32;
+  int end;
+  int *words = &end;
+  fill(words);
+  for (int row = 0; row < end; ++row) {
+    unsigned set = __ballot_sync(0xffffffffu, flags[row * 32 + lane] != 0);
+    if (lane == 0) counts[row] = __popc(set);
+  }
+  __syncwarp();
+}
+"""
+    assert _rules(tmp_path, source) == [("WL004", 9)]

@@ -48,7 +48,37 @@ def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ..
             if len(into) == 1 and None not in into:
                 target[reg] = into.pop()
                 changed = True
-    return {reg: (x, *sorted(r for r in regs if r.startswith(x + "."))) for reg, x in target.items()}
+    escaped = _escaped(cfg, target)
+    return {reg: (x, *sorted(r for r in regs if r.startswith(x + ".")))
+            for reg, x in target.items() if x not in escaped and x.partition("@")[0] not in escaped}
+
+
+def _escaped(cfg: CFG, target: dict) -> set[str]:
+    """Variables a pointer to which leaves the loads, stores and pointer arithmetic seen here
+    (passed to a call, stored to memory, compared): what is done through it is unknown.  An
+    `&x` used elsewhere names x in every inlined copy (the symbol is not renamed)."""
+    out = set()
+    for blk in cfg.blocks:
+        for ins in blk.instrs:
+            address = pointer_base(_address_operand(ins))
+            to_pointer = ins.op in POINTER_ARITH and any(isinstance(d, Reg) and d.name in target for d in ins.dests)
+            for op in (*ins.srcs, *ins.dests):
+                if to_pointer:
+                    break
+                if isinstance(op, Sym) and op.name.startswith("&"):
+                    out.add(op.name[1:])
+                elif isinstance(op, Reg) and op.name in target and op.name != address:
+                    out.add(target[op.name])
+    return out
+
+
+def _address_operand(ins):
+    """The address operand of a load or store, else None."""
+    if ins.op == "st":
+        return (ins.dests or ins.srcs or [None])[0]
+    if ins.op == "ld":
+        return ins.srcs[0] if ins.srcs else None
+    return None
 
 
 def _points_into(ins, reg: str, target: dict, spaces: dict) -> str | None:
