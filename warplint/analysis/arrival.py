@@ -155,6 +155,21 @@ def _spins(cfg, blocks: set[int]) -> bool:
                for body in cfg.loops.values())
 
 
+def _passed_by_all(cfg, b: int, target: int) -> bool:
+    """Is block `b` on every path to `target`, outside loops?  Then the lanes at `target` passed
+    its barrier too, and lanes that reach it from the other side of a branch meet them there
+    (nvcc's `if (i < n && flag) { ...; return; }` keeps the early return's `tid < n` test apart
+    from the join, so the lanes of the flag test come by the common barrier of a later call)."""
+    if any(b in body for body in cfg.loops.values()):
+        return False
+    idom, x, steps = cfg.idom, target, 0
+    while x in idom and idom[x] != x and steps < MAX_VISIT:
+        x, steps = idom[x], steps + 1
+        if x == b:
+            return True
+    return False
+
+
 def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
           matches: Callable[[Instr], bool], kernel: bool, released_on_exit: bool,
           ends: set[int]) -> str:
@@ -193,8 +208,9 @@ def _fate(fa: FunctionAnalysis, x: int, starts: list[int], target: int,
         if hit is None and b not in ends:
             continue  # these lanes trap: the grid ends
         if released_on_exit and hit is None and any(_may_hold_barrier(i) for i in block.instrs):
-            outcomes.add("skip")  # alive, at another barrier
-            continue
+            if not _passed_by_all(cfg, b, target):
+                outcomes.add("skip")  # alive, at another barrier
+                continue
         if hit is not None and hit.guard is None:
             outcomes.add("arrive")
             continue
