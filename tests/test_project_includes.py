@@ -103,3 +103,14 @@ def test_header_appearing_later_invalidates_the_cached_result(tree, monkeypatch,
     assert "WL002" in run_cli(k)[1]
     write(tree / "include/proj/common/warp.cuh", WARP_HEADER)
     assert "WL002" not in run_cli(k)[1]
+
+
+@pytest.mark.parametrize("include", ['"warp.cuh"', "<proj/warp.cuh>"])
+def test_header_in_an_include_folder_above_the_file_is_read(tree, include):
+    """nccl's src/device/x.h includes "device.h" from src/include (its build gives -I src/include):
+    the include/ folder of each directory above the file is looked in too."""
+    header = "warp.cuh" if include.startswith('"') else "proj/warp.cuh"
+    write(tree / "src/include" / header, WARP_HEADER)
+    k = write(tree / "src/device/kernel.cuh", KERNEL.format(include=include))
+    result = lint(k)
+    assert rules(result) == [] and notes(result) == []

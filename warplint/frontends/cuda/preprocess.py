@@ -2,8 +2,9 @@
 
 Expanded macro bodies take the location of the macro name at the invocation; arguments keep
 their own.  `#include "x/y.h"` is looked for next to the including file, then in the include
-paths, then under each directory above the including file up to the linted tree's root (the
-`-I include` a build system gives, when a nested file includes "proj/x.h"); `#include <x/y.h>`
+paths, then under each directory above the including file up to the linted tree's root and
+its `include/` folder (the `-I include` a build system gives, when a nested file includes
+"proj/x.h"); `#include <x/y.h>`
 the same way without the first step.  Toolkit, C/C++ library and OS <headers> are never looked
 for (warplint knows the CUDA intrinsics), and a <header> found nowhere gets no note.  Only
 regular files inside the linted tree (`pipeline.linted_tree`) or an `-I` directory are read, at
@@ -316,14 +317,17 @@ class Preprocessor:
     def include_candidates(self, name: str, angled: bool, path: str) -> list[str]:
         """Where `name` is looked for, in order: next to the including file (for "name" only),
         the -I directories, then under each directory above the including file up to the linted
-        tree's root (the -I a build system would give: include/<proj>/... from a nested file)."""
+        tree's root, and under its `include/` folder (the -I a build system would give:
+        include/<proj>/... from a nested file, nccl's src/include for src/device/x.h)."""
         here = os.path.dirname(path) or "."
         cands = [] if angled else [os.path.join(here, name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
+        seen = set(map(os.path.abspath, cands))
         for d in _dirs_up_to(os.path.abspath(here), os.path.abspath(self.readable_roots[0])):
-            c = os.path.join(d, name)
-            if os.path.abspath(c) not in map(os.path.abspath, cands):
-                cands.append(c)
+            for c in (os.path.join(d, name), os.path.join(d, "include", name)):
+                if os.path.abspath(c) not in seen:
+                    seen.add(os.path.abspath(c))
+                    cands.append(c)
         return cands
 
     def read_include(self, candidate: str) -> str:
