@@ -69,6 +69,16 @@ def _private(off: tuple, size: int) -> bool:
     return hit
 
 
+def _ordered_conflict(first, then, lits, caller_pointers):
+    """("RAW", conflict) when `first` writes what `then` reads, ("WAR", conflict) when `then`
+    overwrites what `first` read, (None, None) otherwise."""
+    if first.store and then.load:
+        return "RAW", _conflict(first, then, lits, caller_pointers)
+    if first.load and then.store:
+        return "WAR", _conflict(then, first, lits, caller_pointers)
+    return None, None
+
+
 def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False):
     """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
     if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
@@ -166,12 +176,7 @@ def _sibling_hazards(incoming: list[tuple], hazards: dict, lits, caller_pointers
             key = (id(x.instr), id(y.instr))
             if key in hazards:
                 continue
-            if x.store and y.load:
-                kind, hit = "RAW", _conflict(x, y, lits, caller_pointers)
-            elif x.load and y.store:
-                kind, hit = "WAR", _conflict(y, x, lits, caller_pointers)
-            else:
-                continue
+            kind, hit = _ordered_conflict(x, y, lits, caller_pointers)
             if hit:
                 hazards[key] = Hazard(x, y, kind, *hit)
 
@@ -238,12 +243,7 @@ def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, c
         return
     if id(prev.instr) not in flow.carried and _same_lane(prev, acc, one_lane):
         return
-    if prev.store and acc.load:
-        kind, c = "RAW", _conflict(prev, acc, lits, caller_pointers)
-    elif prev.load and acc.store:
-        kind, c = "WAR", _conflict(acc, prev, lits, caller_pointers)
-    else:
-        return
+    kind, c = _ordered_conflict(prev, acc, lits, caller_pointers)
     if c:
         writer, reader, definite = c
         hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
