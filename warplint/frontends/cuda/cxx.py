@@ -29,7 +29,8 @@ construct left that the C parser then rejects is named in the function's note (`
   const references      `const T &x`               -> `const T x` (a value: it is never written)
   qualified names       `detail::lane_id`          -> `detail__lane_id`, also for a function
                                                       defined in `namespace detail` and called
-                                                      from inside it without the qualifier;
+                                                      from inside it without the qualifier
+                                                      (`lane_id()`, `lane_id<T>()`);
                                                       `cg::x` with `namespace cg = cooperative_groups`
                                                       -> `cooperative_groups::x`
   templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
@@ -331,6 +332,11 @@ def _place_of(use):
     return up, use
 
 
+def _called_name(f):
+    """The name a call's function (or a declarator) spells: `f` of `f<A>`."""
+    return f.child_by_field_name("name") if f.type == "template_function" else f
+
+
 def _namespace_path(n) -> tuple[str, ...]:
     """The namespaces around node `n`, outermost first."""
     path = []
@@ -409,8 +415,9 @@ class _Layer:
         self.template_values.plan(of("call_expression"))
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
-                 for c in n.children_by_field_name("function" if n.type == "call_expression" else "declarator")
-                 if c.type == "identifier"]
+                 for c in map(_called_name, n.children_by_field_name(
+                     "function" if n.type == "call_expression" else "declarator"))
+                 if c is not None and c.type == "identifier"]
         for n in sorted(found + named, key=lambda n: (n.start_byte, -n.end_byte)):
             if root.has_error and _in_error(n):
                 continue
@@ -1098,7 +1105,10 @@ class _Layer:
         p = n.parent
         if p is None or not self.functions:
             return None
-        if p.type == "call_expression" and p.child_by_field_name("function") == n:
+        called = n
+        if p.type == "template_function" and p.child_by_field_name("name") == n:
+            called, p = p, p.parent  # `f<A>(x)`: the template-id is the call's function
+        if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == called:
             return self._resolve(n, (_text(n),))
         if p.type == "function_declarator" and p.child_by_field_name("declarator") == n:
             q = _namespace_path(n) + (_text(n),)
