@@ -86,8 +86,9 @@ class ControlDependence:
         fwd = [self.entry_mask] if b in self.on_entry_path else []  # lanes from forward edges
         stay = []  # (loop header, condition to stay in the loop) that differs between lanes
         index = self.rpo_index
+        seen: dict = {}
         for x, s in deps:
-            entered = self._entered_if_all_exits_meet(masks, b, x, s)
+            entered = self._entered_if_all_exits_meet(masks, b, x, s, seen)
             if entered is not None:  # every lane that enters the loop gets here
                 fwd.append(entered)
                 continue
@@ -98,9 +99,9 @@ class ControlDependence:
                 if any(self.lits[l].kind != "uniform" for l in cond.lits):
                     stay.append((s, cond))
                 continue
-            mx = masks.get(x)
-            if mx is not None:  # lanes that abort the grid on the other side do not count
-                fwd.append(mx if only_aborts(self.cfg, x, s, self.ends) else mx.and_(cond))
+            part = self._lanes_through(masks, b, x, s, seen)
+            if part is not None:
+                fwd.append(part)
         fwd = LaneSet.union(fwd)
         if not stay:
             return fwd
@@ -108,11 +109,26 @@ class ControlDependence:
             return self._any_dependence(masks, deps)
         return fwd.and_(self._still_iterating(stay))
 
-    def _entered_if_all_exits_meet(self, masks: dict[int, LaneSet], b: int, x: int, s: int) -> LaneSet | None:
+    def _lanes_through(self, masks: dict[int, LaneSet], b: int, x: int, s: int, seen: dict) -> LaneSet | None:
+        """The lanes that reach `b` through its forward control dependence on `x -> s`: those
+        that enter the loop the edge leaves, when all of them get to `b`; else the lanes of `x`
+        that take the edge (all of them when the other side only aborts the grid)."""
+        entered = self._entered_if_all_exits_meet(masks, b, x, s, seen)
+        if entered is not None:
+            return entered
+        mx, cond = masks.get(x), self.edge_cond.get((x, s))
+        if mx is None or cond is None:
+            return None
+        return mx if only_aborts(self.cfg, x, s, self.ends) else mx.and_(cond)
+
+    def _entered_if_all_exits_meet(self, masks: dict[int, LaneSet], b: int, x: int, s: int,
+                                   seen: dict) -> LaneSet | None:
         """The lanes that enter the loop that `x -> s` leaves, when `b` post-dominates every
         block the loop exits to other than by aborting the grid (`trap`): every lane that
         enters the loop reaches `b`, whatever the exit conditions and in whichever iteration
-        it leaves (a spin loop left on `__all_sync`, beside a timeout that traps)."""
+        it leaves (a spin loop left on `__all_sync`, beside a timeout that traps).  The lanes
+        entering are found the same way, so that a loop after such a loop is entered by all
+        the lanes that entered the first (`seen`: the answer per loop header, for this block)."""
         exit_of = self.loop_exits.get((x, s))
         if exit_of is None:
             return None
@@ -120,16 +136,22 @@ class ControlDependence:
         post = self.cfg.postdominates
         if EXIT in targets or not all(post(b, t) for t in targets):
             return None
+        if header not in seen:
+            seen[header] = self._entry_lanes_of_loop(masks, header, seen)
+        return seen[header]
+
+    def _entry_lanes_of_loop(self, masks: dict[int, LaneSet], header: int, seen: dict) -> LaneSet | None:
+        """The lanes that come into the loop at `header` (from before it, not round it)."""
         index = self.rpo_index
         deps = [(y, t) for y, t in self.cd.get(header, ()) if index.get(y, 0) < index[header]]
         if not deps:
             return self.entry_mask if header in self.on_entry_path or header not in self.cd else None
         parts = [self.entry_mask] if header in self.on_entry_path else []
         for y, t in deps:
-            my, cond = masks.get(y), self.edge_cond.get((y, t))
-            if my is None or cond is None:
+            part = self._lanes_through(masks, header, y, t, seen)
+            if part is None:
                 return None
-            parts.append(my.and_(cond))
+            parts.append(part)
         return LaneSet.union(parts)
 
     def _any_dependence(self, masks: dict[int, LaneSet], deps) -> LaneSet:
