@@ -11,6 +11,7 @@ import re
 
 from ...errors import InputError
 from ...ir import Diagnostic, Loc, Module
+from ...memo import TextMemo
 from .cxx import desugar
 from .lexer import Tok, brief, quotable
 from .preprocess import cuda_defines, preprocess
@@ -35,7 +36,9 @@ def arch_of(target: str | None) -> int:
 
 class _Parser:
     """pycparser through its public API: the tokens one per line after a line of typedefs, so
-    an AST coordinate's line is the token's 1-based index in the chunk + `offset`."""
+    an AST coordinate's line is the token's 1-based index in the chunk + `offset`.  The AST is
+    a function of that text alone (no file, no line of the source), so an item met again (the
+    same header function in another target's text, or in another file of the run) reuses it."""
     offset = 1
 
     def __init__(self):
@@ -46,7 +49,17 @@ class _Parser:
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
         head = " ".join(f"typedef int {n};" for n in names)
         body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
-        return self.parser.parse(head + "\n" + body, "")
+        text = head + "\n" + body
+        ast = PARSED.get(text)
+        if ast is None:
+            ast = self.parser.parse(text, "")  # a ParseError is not kept: the caller reads the parser's state
+            PARSED.put(text, ast, len(text))
+        return ast
+
+
+# Lowering reads an AST and never changes it (beyond dropping the typedef line's declarations,
+# which a second lowering finds dropped already): items parsed lately, by their text.
+PARSED = TextMemo(max_chars=1_000_000)  # about 36 MB of ASTs (nccl's device headers: 0.3 M)
 
 
 class Chunk:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from ...memo import TextMemo
+
 _TOKEN = re.compile(r"""
  (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
 |(?P<nl>\n|\r)
@@ -46,8 +48,25 @@ def tokenize(text: str, path: str) -> list[Tok]:
     Lines are counted at `\n` only (the one line model of the reports and the fixer); a bare
     `\r` still ends a `//` comment and a directive, as it does for a compiler.  A leading
     byte order mark is skipped (it counts as column 1).  An unterminated `/*` comments out the
-    rest of the text and becomes the last token, of kind `open`."""
-    out: list[Tok] = []
+    rest of the text and becomes the last token, of kind `open`.  Fresh tokens on every call
+    (callers change lists and tokens); a file's rows are remembered by its text (`TOKENIZED`)."""
+    rows = TOKENIZED.get(text) if len(text) >= MEMO_MIN_CHARS else None
+    if rows is None:
+        rows = _rows(text)
+        if len(text) >= MEMO_MIN_CHARS:
+            TOKENIZED.put(text, rows, len(text))
+    none = frozenset()
+    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in rows]
+
+
+# A header is tokenized once per file including it and per target text: its rows are kept.
+TOKENIZED = TextMemo(max_chars=2_000_000)  # about 50 MB of rows
+MEMO_MIN_CHARS = 2_000  # files, not macro values or pasted tokens
+
+
+def _rows(text: str) -> list[tuple]:
+    """(kind, text, line, column, first on its line) of each token of `text` (see `tokenize`)."""
+    out: list[tuple] = []
     line = 1
     line_start = 0
     bol = True
@@ -56,7 +75,7 @@ def tokenize(text: str, path: str) -> list[Tok]:
         kind = m.lastgroup
         s = m.start()
         if kind == "nl":
-            append(Tok("nl", m.group(), path, line, s - line_start + 1))
+            append(("nl", m.group(), line, s - line_start + 1, False))
             if m.group() == "\n":
                 line += 1
                 line_start = m.end()
@@ -69,7 +88,7 @@ def tokenize(text: str, path: str) -> list[Tok]:
                 line += n
                 line_start = s + val.rfind("\n") + 1
             continue
-        append(Tok(kind, val, path, line, s - line_start + 1, frozenset(), bol))
+        append((kind, val, line, s - line_start + 1, bol))
         if kind == "open":
             break
         bol = False
