@@ -31,6 +31,7 @@ DISAGREE = {
     "wl007_helper_lane_indexed_race.cu": NO_CODE,
     "wl007_helper_pointer_passed_on_race.cu": NO_CODE,
     "wl009_helper_alone_thread_condition.cu": NO_CODE,
+    "wl004_static_assert_weaker_facts.cu": NO_CODE,
     "cxx_cg_this_group_sync.cu": (
         "PTX route: nvcc lowers a cooperative-groups sync to `barrier.sync 0` without .aligned, "
         "which any other `barrier.sync 0` may meet, so a grid.sync() under a data condition is "

@@ -218,6 +218,11 @@ class Interpreter:
             v = ev.opaque(op, (a,))
         self._set(env, ins.dests[0], v, guarded)
 
+    def _assume(self, b, i, ins: Instr, env, active, guarded):
+        """`static_assert(c)` / `__builtin_assume(c)`: what `c` says about values."""
+        if not guarded and ins.srcs:
+            self.ev.assume(self.ev.read(env, ins.srcs[0]))
+
     def _call(self, b, i, ins: Instr, env, active, guarded):
         """A call of a function defined elsewhere (defined ones are inlined).  Its arguments
         are what was stored into the .param symbols it names; its result is unknown, the same
@@ -470,7 +475,8 @@ for _ops, _method, _needs_dest in [
         (("mad",), Interpreter._multiply_add, True),
         (("add", "sub", "mul", "div", "rem", "shl", "shr", "min", "max"), Interpreter._arith, True),
         (("neg", "abs"), Interpreter._unary, True),
-        (("call",), Interpreter._call, True)]:
+        (("call",), Interpreter._call, True),
+        (("assume",), Interpreter._assume, False)]:
     for _op in _ops:
         _SEMANTICS[_op] = _Semantics(_method, _needs_dest)
 

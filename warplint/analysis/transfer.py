@@ -1,6 +1,8 @@
 """Transfer functions: how each instruction changes per-lane register values."""
 from __future__ import annotations
 
+from math import gcd
+
 from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
@@ -58,6 +60,7 @@ class Evaluator:
         self.aligned_tid = block_dim is None or block_dim[0] % 32 == 0
         self.one_d = block_dim is None or (block_dim[1] == 1 and block_dim[2] == 1)
         self.filled_through_pointers: set[str] = set()  # see `undefined`
+        self.facts: dict[int, tuple[str, int]] = {}  # term -> ("is", c) or ("multiple of", c): see `assume`
 
     # -- reading operands -----------------------------------------------------------------
     def special(self, name: str):
@@ -98,7 +101,7 @@ class Evaluator:
                     v = self.param_value(name)
                 else:
                     v = self.undefined(name)
-            return v
+            return self._known(v) if self.facts and isinstance(v, Aff) and v.base in self.facts else v
         if isinstance(op, Imm):
             if isinstance(op.value, int):
                 return const(op.value)
@@ -135,6 +138,51 @@ class Evaluator:
         parameters; calls from kernels are analysed with the actual arguments, inlined."""
         key = "param" if self.kernel else "dparam"
         return Aff(self.terms.get((key, name), name), ZEROS, 1, "block")
+
+    # -- assumptions --------------------------------------------------------------------
+    def assume(self, p) -> None:
+        """`static_assert(c)` in a function, `__builtin_assume(c)`: each comparison `c` needs
+        (the literals of a lone full cube) that says what a value the same in every lane is,
+        `x == k` (`CGSize == 1`) or `x % k == 0` (`kHidden % 256 == 0`), becomes a fact about
+        x's unknown part, and every later read of a value built on it uses it."""
+        lanes = pred_of(p)
+        if lanes is None or len(lanes.cubes) != 1:
+            return
+        bits, cube = next(iter(lanes.cubes))
+        if bits != FULL:
+            return
+        for key, lit in self.lits.items():
+            if lit in cube and isinstance(key, tuple) and key[:2] == ("cmp", "eq"):
+                self._learn(key[3], key[4])
+
+    def _learn(self, x, k) -> None:
+        """`x == k`, with k a constant: x's unknown part is k minus x's offset; where x is `y % m`
+        and k is 0, y's unknown part is a multiple of m (when y's offset is)."""
+        k = k.const() if isinstance(k, Aff) else None
+        if k is None or not isinstance(x, Aff) or x.exact or not x.uniform:
+            return
+        self.facts.setdefault(x.base, ("is", k - x.off[0]))
+        y, m = self._remainder_of(x.base)
+        if k == 0 and y is not None and m > 1 and y.off[0] % m == 0:
+            self.facts.setdefault(y.base, ("multiple of", m))
+
+    def _remainder_of(self, term: int):
+        """(y, m) when `term` is the unknown result of `y % m` (m a constant), else (None, 0)."""
+        for key, t in self.terms.items():
+            if t == term and isinstance(key, tuple) and len(key) == 2 and key[0] == "rem":
+                y, m = key[1]
+                m = m.const() if isinstance(m, Aff) else None
+                if isinstance(y, Aff) and y.uniform and not y.exact and m is not None:
+                    return y, m
+        return None, 0
+
+    def _known(self, v: Aff) -> Aff:
+        """`v` with what an assumption says about its unknown part."""
+        what, k = self.facts[v.base]
+        if what == "is":
+            return exact(o + k for o in v.off)
+        align = k * (v.align or 1) // gcd(k, v.align or 1)
+        return Aff(v.base, v.off, align, v.scope)
 
     # -- arithmetic ---------------------------------------------------------------------
     def uniform(self, v) -> bool:

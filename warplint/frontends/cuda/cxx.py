@@ -57,7 +57,7 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       s }` (an array's count: `__ctor(sizeof(r))`, a
                                                       constant; a written `T &x`: `T *x = &(r[i])`)
   cooperative groups    `tiled_partition<kTile>(g)` -> `tiled_partition(g, kTile)`
-  static_assert         removed (no run-time meaning)
+  static_assert         `__builtin_assume(cond);` in a function body, else removed
 """
 from __future__ import annotations
 
@@ -80,6 +80,15 @@ def _parser():
         import tree_sitter_cuda
         _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
     return _PARSER
+
+
+_ARITHMETIC = frozenset({"identifier", "number_literal", "binary_expression", "unary_expression",
+                         "parenthesized_expression", "true", "false"})
+
+
+def _arithmetic(n) -> bool:
+    """Is `n` arithmetic on names and numbers only (what a C expression reads the same)?"""
+    return n.type in _ARITHMETIC and all(_arithmetic(c) for c in n.named_children)
 
 
 def _new(at: Tok, kind: str, text: str) -> Tok:
@@ -1007,7 +1016,14 @@ class _Layer:
         return [_new(t, "id", "__ctor"), _new(t, "op", "("), *rng, _new(t, "op", ")")]
 
     def r_static_assert_declaration(self, n):
-        return []
+        """In a function body its condition is a fact there (`CGSize == 1`, `N % 32 == 0`):
+        `__builtin_assume(cond);`.  Elsewhere it has no run-time meaning."""
+        cond = n.child_by_field_name("condition")
+        if cond is None or n.parent is None or n.parent.type != "compound_statement" or not _arithmetic(cond):
+            return []
+        t = self.tok(n)
+        return [_new(t, "id", "__builtin_assume"), _new(t, "op", "("), *self.node(cond),
+                _new(t, "op", ")"), _new(t, "op", ";")]
 
     def r_abstract_reference_declarator(self, n):
         """`reinterpret_cast<const T &>(x)` -> a cast to `const T`: the value it reads."""

@@ -277,6 +277,9 @@ def call(lw, e):
         lw.emit({"__threadfence": "membar.gl", "__threadfence_block": "membar.cta",
                  "__threadfence_system": "membar.sys"}[name], (), (), loc, text=name)
         return Imm(0), INT
+    if name == "__builtin_assume" and len(args) == 1:  # a fact from here on (static_assert's too)
+        lw.emit("assume", (), (lw.cond(args[0]),), loc, text=name)
+        return Imm(0), INT
     if name == "__trap":  # aborts the grid, as PTX `trap`
         lw.emit("trap", (), (), loc, text=name)
         return Imm(0), INT
