@@ -75,15 +75,38 @@ __global__ void k(float *d) {
 
 @pytest.mark.parametrize("src, want", [
     ("void k() { auto const [a, b] = f(x); g(a, b); }",
-     "void k ( ) { auto const __binding_1_23 = f ( x ) ; auto const a = __ctor ( __binding_1_23 , 0 ) ; "
-     "auto const b = __ctor ( __binding_1_23 , 1 ) ; g ( a , b ) ; }"),
+     "void k ( ) { auto const __binding_1_23 = f ( x ) ; auto const a = __binding_1_23 . __0 ; "
+     "auto const b = __binding_1_23 . __1 ; g ( a , b ) ; }"),
     # a const reference: never written, copies mean the same
     ("void k() { const auto &[a, b] = p; g(a); }",
-     "void k ( ) { const auto __binding_1_23 = p ; const auto a = __ctor ( __binding_1_23 , 0 ) ; "
-     "const auto b = __ctor ( __binding_1_23 , 1 ) ; g ( a ) ; }"),
+     "void k ( ) { const auto __binding_1_23 = p ; const auto a = __binding_1_23 . __0 ; "
+     "const auto b = __binding_1_23 . __1 ; g ( a ) ; }"),
 ])
 def test_structured_bindings_are_parts_of_one_hidden_value(src, want):
     assert desugared(src)[0] == want
+
+
+def test_braced_returns_give_their_parts_to_a_binding():
+    """`return {a, b};` on every path: the result's parts are the values, each evaluated once
+    (one atomic), and `auto [x, y] = f()` reads them through the call."""
+    m = parse("""
+struct P { int a; int b; };
+__device__ P f(int *c, int v) { if (v) return {atomicAdd(c, 1), v}; return {0, v}; }
+__global__ void k(int *c) { auto [x, y] = f(c, threadIdx.x); c[x] = y; }""")
+    f = next(fn for fn in m.functions if fn.name == "f")
+    body = [str(i) for i in f.body]
+    assert sum("atom" in i for i in body) == 1
+    assert sum("$ret.__0" in i for i in body) == 2 and sum("$ret.__1" in i for i in body) == 2
+    k = next(fn for fn in m.functions if fn.name == "k")
+    copies = [i for i in k.body if getattr(i, "op", None) == "mov" and str(i.srcs[0]).endswith(".__0")]
+    assert [str(i.dests[0]).partition(".")[2] for i in copies] == ["__0", ""]  # the binding's part, then x
+
+
+def test_a_return_without_braces_gives_no_parts():
+    m = parse("""
+struct P { int a; int b; };
+__device__ P f(P p, int v) { if (v) return {1, v}; return p; }""")
+    assert not any(".__" in str(i) for i in m.functions[0].body)
 
 
 @pytest.mark.parametrize("src, want", [

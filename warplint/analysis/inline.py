@@ -1,8 +1,9 @@
 """Inline calls to device functions defined in the same module, so that lane identity
 (`laneid()` helpers) and warp primitives inside helpers are analysed in their caller's
 context.  Bounded by depth and size; calls beyond the bound stay opaque.  An inlined copy's
-registers keep their struct fields (`binfo@1.len` is a field of `binfo@1`), and a struct passed
-by value brings the caller's fields (`p@1.n` starts as the caller's `q.n`).
+registers keep their struct fields (`binfo@1.len` is a field of `binfo@1`), a struct passed
+by value brings the caller's fields (`p@1.n` starts as the caller's `q.n`), and a struct returned
+brings the callee's (`$t.__0` is the inlined copy's `$ret@1.__0`).
 
 A device function with no caller to inline it into is analysed alone, where its arguments are
 unknown: `with_varying_arguments` gives it a caller that passes its thread index for every number
@@ -156,12 +157,24 @@ def _fields_read(fn: Function) -> dict[str, set[str]]:
     return out
 
 
+def _fields_written(fn: Function) -> dict[str, set[str]]:
+    """Returned value -> the registers of its fields that `fn` writes (`$ret.__0`)."""
+    rets = set(fn.ret_params)
+    out: dict[str, set[str]] = {}
+    for ins in fn.body:
+        for d in ins.dests if isinstance(ins, Instr) else ():
+            if isinstance(d, Reg) and d.name.partition(".")[0] in rets and "." in d.name:
+                out.setdefault(d.name.partition(".")[0], set()).add(d.name)
+    return out
+
+
 def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
     suffix = f"@{k}"
     syms: dict[str, str] = {}
     prologue, epilogue = [], []
     loc = call.loc
     fields = _fields_read(callee)
+    written_fields = _fields_written(callee)
     for param, arg in zip(callee.params, call.srcs[1:]):
         if isinstance(arg, Sym):
             syms[param] = arg.name
@@ -179,6 +192,9 @@ def _instantiate(call: Instr, callee: Function, language: str, k: int) -> list:
             epilogue.append(Instr("ld.param.b32", (dest,), (Addr(Sym(rp + suffix), 0),), loc))
         else:
             epilogue.append(Instr("mov.b32", (dest,), (Reg(rp + suffix),), loc))
+            if isinstance(dest, Reg):  # a struct returned brings its fields (`$ret.__0` of `return {a, b}`)
+                epilogue.extend(Instr("mov.b32", (Reg(dest.name + f[len(rp):]),), (Reg(_renamed(f, suffix)),), loc)
+                                for f in sorted(written_fields.get(rp, ())))
     labels = {i.name for i in callee.body if isinstance(i, Label)}
     end = f"$inline_end{suffix}"
 

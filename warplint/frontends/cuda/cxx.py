@@ -51,8 +51,9 @@ construct left that the C parser then rejects is named in the function's note (`
                         object); invoked where it stands `[&]{...}()` -> a call of it; passed to a
                         function the file defines -> a copy of the callee, whose calls of that
                         parameter call it; passed elsewhere: analysed alone, with a note
-  structured bindings   `auto [a, b] = e;`         -> `auto __binding = e; auto a = __ctor(__binding,
-                                                      0); auto b = __ctor(__binding, 1);`
+  structured bindings   `auto [a, b] = e;`         -> `auto __binding = e; auto a = __binding.__0;
+                                                      auto b = __binding.__1;` (positional parts:
+                                                      `return {x, y};` gives x, y)
   range-for             `for (T x : r) s`          -> `for (int i = 0; i < __ctor(r); i++) { T x = r[i];
                                                       s }` (an array's count: `__ctor(sizeof(r))`, a
                                                       constant; a written `T &x`: `T *x = &(r[i])`)
@@ -938,8 +939,9 @@ class _Layer:
         return names, value
 
     def _bindings(self, decl, names, value):
-        """`T [a, b] = e;` -> `T __binding_L_C = e; T a = __ctor(__binding_L_C, 0); T b = ...`:
-        each name an opaque part of the one value, evaluated once."""
+        """`T [a, b] = e;` -> `T __binding_L_C = e; T a = __binding_L_C.__0; T b = ...`: each
+        name a positional part of the one value, evaluated once (the lowering gives a braced
+        value's parts; other values' parts are parts of the whole)."""
         a, end = self.src.span(decl)
         d = decl.child_by_field_name("declarator")
         ty = self.render(a, self.src.span(d)[0])
@@ -949,8 +951,7 @@ class _Layer:
         for i, x in enumerate(names):
             at = self.tok(x)
             out += [*[y.copy(path=at.path, line=at.line, col=at.col) for y in ty], at, _new(at, "op", "="),
-                    _new(at, "id", "__ctor"), _new(at, "op", "("), _new(at, "id", hidden), _new(at, "op", ","),
-                    _new(at, "num", str(i)), _new(at, "op", ")"), _new(at, "op", ";")]
+                    _new(at, "id", hidden), _new(at, "op", "."), _new(at, "id", f"__{i}"), _new(at, "op", ";")]
         return out
 
     def _plan_range_for(self, loop) -> None:

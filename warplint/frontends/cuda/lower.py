@@ -134,6 +134,7 @@ class Lowerer:
         self.funcs: set[str] = set()
         self.func_types: dict[str, T] = {}
         self.read_only_refs: dict[str, set[int]] = {}  # function -> reference parameters it never writes
+        self.returned_parts: dict[str, int] = {}  # function -> how many positional parts its braced returns give
         self.nasm = 0
         self.discard = False
         self.chunk_toks = None
@@ -378,6 +379,7 @@ class Lowerer:
                     refs[index] = reg
                 self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
+            self.parts = _braced_return_arity(fd.body)
             self.stmt(fd.body)
             if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
                 end = self.end_loc(fd.body)
@@ -394,6 +396,8 @@ class Lowerer:
             self.not_analysed(fn, "nested too deeply")
             return
         written = _written_registers(fn.body)
+        if self.parts:
+            self.returned_parts[name] = self.parts
         self.read_only_refs[name] = {i for i, reg in refs.items()
                                      if reg not in written and not any(w.startswith(reg + ".") for w in written)}
         self.module.functions.append(fn)
@@ -538,6 +542,7 @@ class Lowerer:
                 if t.kind == Kind.POINTER and vt.is_ptr and t.space is None and vt.space is not None:
                     t = t.with_(space=vt.space)
                 self.move(reg, v, t, vt, loc)
+                self.copy_parts(uname, d.init, v, loc)
         self.scope.vars[d.name] = Var("reg", uname, t)
 
     def move(self, dest, v, t, vt, loc):
@@ -639,13 +644,33 @@ class Lowerer:
     def s_Return(self, s):
         loc = self.loc(s)
         if s.expr is not None:
-            v, vt = self.rvalue(s.expr)
             rt = self.ret_type
+            v, vt = self.returned_braces(s.expr, loc) if self.parts else self.rvalue(s.expr)
             if rt.kind == Kind.BITS and rt.name == "void":
                 pass
             else:
                 self.move(Reg("$ret"), v, rt, vt, loc)
         self.emit("ret", loc=loc)
+
+    def returned_braces(self, e, loc):
+        """`return {a, b};` in a function whose every return is braced: the value, and its parts
+        `$ret.__0 = a`, `$ret.__1 = b` that a structured binding of the result reads
+        (`auto [x, y] = f()`); each element evaluated once."""
+        from pycparser import c_ast as A
+        vals = [self.rvalue(x)[0] for x in _braced(e).exprs]
+        for k, v in enumerate(vals):
+            self.emit("mov.b32", (Reg(f"$ret.__{k}"),), (v,), loc)
+        d = self.temp()
+        self.emit("call", (d,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
+        return d, self.ctype(e.type.type) if isinstance(e, A.CompoundLiteral) else OPAQUE
+
+    def copy_parts(self, reg: str, init, v, loc) -> None:
+        """`T x = f(...)` of a function with braced returns: x's parts are the result's."""
+        from pycparser import c_ast as A
+        if not (isinstance(init, A.FuncCall) and isinstance(init.name, A.ID) and isinstance(v, Reg)):
+            return
+        for k in range(self.returned_parts.get(init.name.name, 0)):
+            self.emit("mov.b32", (Reg(f"{reg}.__{k}"),), (Reg(f"{v.name}.__{k}"),), loc)
 
     def user_label(self, name):
         lab = self.user_labels.get(name)
@@ -1226,6 +1251,34 @@ def source_text(e) -> str:
         return CGenerator(reduce_parentheses=True).visit(e)
     except Exception:  # a node the generator cannot print: messages fall back to operands
         return ""
+
+
+def _braced(e):
+    """The braces of `{a, b}` or `(T){a, b}` (positional values, no designators), else None."""
+    from pycparser import c_ast as A
+    if isinstance(e, A.CompoundLiteral):
+        e = e.init
+    if isinstance(e, A.InitList) and e.exprs and not any(isinstance(x, A.NamedInitializer) for x in e.exprs):
+        return e
+    return None
+
+
+def _braced_return_arity(body) -> int:
+    """How many values every return of a function body gives in braces (`return {a, b};`: 2);
+    0 when some return gives a value otherwise, or the counts differ."""
+    from pycparser import c_ast as A
+
+    class Returns(A.NodeVisitor):
+        def __init__(self):
+            self.found: list = []
+
+        def visit_Return(self, r):
+            self.found.append(r.expr)
+
+    v = Returns()
+    v.visit(body)
+    counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in v.found if e is not None}
+    return counts.pop() if len(counts) == 1 else 0
 
 
 def _written_registers(body) -> set[str]:
