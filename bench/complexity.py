@@ -8,6 +8,10 @@ Every size is generated into a temporary directory and linted by `python -m warp
 in its own process (address space capped at 4 GiB so a runaway cannot take the machine down).
 One table per family: size, seconds (wall clock, and CPU time of the process), peak RSS, findings, whether a work-bound note was
 printed.  A row over 10 s or 1 GiB, or one that exits 2 (not analysed), is flagged `!!`; a family stops growing after such a row.
+
+With matplotlib (`pip install warplint[bench]`), a chart of CPU time against size, one panel per
+family with the straight line through its largest size for comparison, is written to `--chart`
+(default bench/out/complexity.png); without it the tables are printed all the same.
 """
 from __future__ import annotations
 
@@ -231,23 +235,59 @@ def _bad(row) -> bool:
     return row["timed_out"] or row["seconds"] > TIME_LIMIT_S or row["rss"] > RSS_LIMIT or row["rc"] == 2
 
 
+def chart(results: dict[str, list[dict]], path: Path) -> str:
+    """Draw CPU seconds against size, a panel per family, with the line through the origin and
+    the largest size (linear growth lies on it; start-up time puts small sizes above it).
+    Returns what was done, in words."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "no chart: matplotlib is not installed (pip install warplint[bench])"
+    names = [n for n, rows in results.items() if rows]
+    cols = max(1, min(4, len(names)))
+    nrows = max(1, (len(names) + cols - 1) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3 * nrows), squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        sizes = [r["size"] for r in results[name]]
+        cpu = [r["cpu"] for r in results[name]]
+        ax.plot(sizes, cpu, "o-", label="CPU s")
+        ax.plot([0, sizes[-1]], [0, cpu[-1]], "--", color="grey", label="linear")
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("size")
+        ax.set_ylabel("CPU s")
+    for ax in list(axes.flat)[len(names):]:
+        ax.axis("off")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return f"chart: {path}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="run only these")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run (default 60)")
     ap.add_argument("--max-size", type=int, help="skip sizes above N")
     ap.add_argument("--list", action="store_true", help="list the families and exit")
+    ap.add_argument("--chart", default=str(HERE / "out" / "complexity.png"),
+                    help="PNG of time against size per family (needs matplotlib; '' for none)")
     args = ap.parse_args(argv)
     if args.list:
         for name, (make, sizes) in FAMILIES.items():
             print(f"{name:16} {sizes}  {make.__doc__}")
         return 0
     flagged = []
+    results = {}
     for name in args.family or FAMILIES:
-        rows = run_family(name, args.timeout, args.max_size)
+        rows = results[name] = run_family(name, args.timeout, args.max_size)
         if any(_bad(r) for r in rows):
             flagged.append(name)
     print("\nover 10 s or 1 GiB, or not analysed (exit 2):", ", ".join(flagged) if flagged else "none")
+    if args.chart:
+        print(chart(results, Path(args.chart)))
     return 1 if flagged else 0
 
 
