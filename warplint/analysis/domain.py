@@ -121,6 +121,10 @@ class Joins:
         """One register's value where the environments meet."""
         point = self.point(block, k)
         merged = None
+        if not divergent and not any(i.back for i in incoming):
+            exact = self._predicates_by_path(point, k, incoming)
+            if exact is not None:
+                return exact
         if divergent:
             vals = [i.env.get(k) for i in forward]
             if any(v is not None for v in vals):
@@ -157,8 +161,19 @@ class Joins:
                     lanes[lane] = v.off[lane]
         return Aff(0, tuple(x if x is not None else 0 for x in lanes))
 
-    def _merge_predicates(self, point: MergePoint, vals: list, masks: list[LaneSet]):
+    def _predicates_by_path(self, point: MergePoint, k, incoming: list[Incoming]):
+        """A predicate that whole warps bring from different forward paths (a uniform branch:
+        `ok = (flags & FIX) == 0 && f()`): each path's value on the lanes that take it, kept
+        exactly when small (a fresh condition would lose that `ok` implies the flag test)."""
+        vals = [i.env.get(k) for i in incoming]
+        if not all(isinstance(v, Pred) for v in vals):
+            return None
         self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        return self._exact_predicates(vals, [i.lanes for i in incoming])
+
+    @staticmethod
+    def _exact_predicates(vals: list, masks: list[LaneSet]) -> Pred | None:
+        """Lane l holds vals[i] where masks[i] holds l, when small enough to keep, else None."""
         if len(vals) <= 4 and all(len(m.cubes) <= 2 for m in masks) and all(
                 v is None or len(v.lanes.cubes) <= 2 for v in vals):
             out = EMPTY
@@ -167,6 +182,13 @@ class Joins:
                     out = out.or_(v.lanes.and_(m))
             if len(out.cubes) <= 8:
                 return Pred(out)
+        return None
+
+    def _merge_predicates(self, point: MergePoint, vals: list, masks: list[LaneSet]):
+        self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        exact = self._exact_predicates(vals, masks)
+        if exact is not None:
+            return exact
         lit = self.lits.get(point, "lane", "lane", f"{point.reg} (merged)")
         return Pred(LaneSet.lit(lit))
 

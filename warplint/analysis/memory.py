@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .calls import is_pure
 from .divergence import FunctionAnalysis, MemAccess
+from .induction import IterationShift
 from .lanes import definite_bits
 from .values import Aff
 
@@ -69,17 +70,19 @@ def _private(off: tuple, size: int) -> bool:
     return hit
 
 
-def _ordered_conflict(first, then, lits, caller_pointers):
+def _ordered_conflict(first, then, lits, caller_pointers, stride: int = 0):
     """("RAW", conflict) when `first` writes what `then` reads, ("WAR", conflict) when `then`
-    overwrites what `first` read, (None, None) otherwise."""
+    overwrites what `first` read, (None, None) otherwise.  `stride` > 0: `first` ran in an
+    earlier iteration, at an address a non-zero multiple of `stride` bytes from the one its
+    terms give now."""
     if first.store and then.load:
-        return "RAW", _conflict(first, then, lits, caller_pointers)
+        return "RAW", _conflict(first, then, lits, caller_pointers, stride)
     if first.load and then.store:
-        return "WAR", _conflict(then, first, lits, caller_pointers)
+        return "WAR", _conflict(then, first, lits, caller_pointers, stride)
     return None, None
 
 
-def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False):
+def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False, stride: int = 0):
     """(writer lane, reader lane, definite) for a cross-lane overlap, else None."""
     if not (isinstance(a.addr, Aff) and isinstance(b.addr, Aff)) or a.addr.base != b.addr.base:
         return None
@@ -87,6 +90,8 @@ def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False):
         return None
     if a.space != b.space and "generic" not in (a.space, b.space):
         return None
+    if stride:
+        return _shifted_conflict(a, b, lits, stride)
     pa, pb = a.active.possible_bits, b.active.possible_bits
     oa, ob = a.addr.off, b.addr.off
     if max(oa) + a.size <= min(ob) or max(ob) + b.size <= min(oa):
@@ -108,6 +113,39 @@ def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False):
                     definite = bool(da >> other & 1 and db >> lane & 1)
                     return other, lane, definite
     return None
+
+
+def _shifted_conflict(a: MemAccess, b: MemAccess, lits, stride: int):
+    """`_conflict` where one of the two ran in another iteration, its address moved by a
+    non-zero multiple of `stride` bytes (either way): bytes [x, x + a.size) of a lane of `a`
+    meet bytes [y + m * stride, ...) of another lane of `b` for some m != 0."""
+    pa, pb = a.active.possible_bits, b.active.possible_bits
+    by_offset_a = _lanes_by_offset(a.addr.off, pa)
+    for y, lanes_b in _lanes_by_offset(b.addr.off, pb).items():
+        for x, lanes_a in by_offset_a.items():
+            if not _some_nonzero_multiple(x - y - b.size, x - y + a.size, stride):
+                continue
+            for lane in lanes_b:
+                other = next((o for o in lanes_a if o != lane), None)
+                if other is not None:
+                    da, db = definite_bits(a.active, lits), definite_bits(b.active, lits)
+                    return other, lane, bool(da >> other & 1 and db >> lane & 1)
+    return None
+
+
+def _lanes_by_offset(off: tuple, lanes: int) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for lane in range(32):
+        if lanes >> lane & 1:
+            out.setdefault(off[lane], []).append(lane)
+    return out
+
+
+def _some_nonzero_multiple(lo: int, hi: int, stride: int) -> bool:
+    """Is some m * stride, m != 0, strictly between lo and hi?"""
+    first = lo // stride + 1  # the smallest m with m * stride > lo
+    last = -(-hi // stride) - 1  # the largest m with m * stride < hi
+    return first <= last and not (first == last == 0)
 
 
 def _maybe_per_thread(acc: MemAccess) -> bool:
@@ -203,6 +241,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     hazards: dict[tuple[int, int], Hazard] = {}
     caller_pointers = _judges_caller_pointers(fa)
     one_lane = _one_lane_literals(fa.lits)
+    shifts = _Shifts(fa)
     in_loop = set().union(*cfg.loops.values())
     for _ in range(MAX_PASSES):
         changed = False
@@ -219,7 +258,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                     continue
                 for prev in flow.pending.values():
                     if not _exclusive(prev, acc, fa.lits, in_loop):
-                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane)
+                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane, shifts)
                 if flow.execute(acc):
                     _note(fa, PENDING_NOTE)
             state = flow.frozen()
@@ -232,7 +271,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
 
 
 def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, caller_pointers: bool,
-          one_lane: set[int]) -> None:
+          one_lane: set[int], shifts: "_Shifts") -> None:
     """Record the race between pending access `prev` and `acc`, if there is one."""
     key = (id(prev.instr), id(acc.instr))
     skipped = flow.skipped.get(id(prev.instr))
@@ -244,41 +283,88 @@ def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, c
     if id(prev.instr) not in flow.carried and _same_lane(prev, acc, one_lane):
         return
     kind, c = _ordered_conflict(prev, acc, lits, caller_pointers)
-    if c:
-        writer, reader, definite = c
-        hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
+    if not c or _moved_apart(prev, acc, flow, lits, caller_pointers, shifts):
+        return
+    writer, reader, definite = c
+    hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
+
+
+def _moved_apart(prev: MemAccess, acc: MemAccess, flow: "_Flow", lits, caller_pointers: bool,
+                 shifts: "_Shifts") -> bool:
+    """Is `prev` pending only from earlier iterations of loops that moved its address away
+    from `acc` (`tile[i][i]` of the last iteration against this one's)?  The stride only rules
+    pairs out: the sizes of types the file does not define are guesses, and sub-elements of a
+    lane's own element of such a type would seem to reach the neighbour's."""
+    crossed = flow.only_carried(id(prev.instr))
+    stride = shifts.stride(prev, acc, crossed) if crossed else None
+    return bool(stride) and _ordered_conflict(prev, acc, lits, caller_pointers, stride)[1] is None
+
+
+class _Shifts:
+    """The stride between an access of an earlier iteration and one of this iteration at the
+    same abstract base (`induction.IterationShift`, built on first use)."""
+
+    def __init__(self, fa: FunctionAnalysis):
+        self.fa = fa
+        self.shift = None
+
+    def stride(self, prev: MemAccess, acc: MemAccess, crossed: frozenset) -> int | None:
+        a, b = prev.addr, acc.addr
+        if not (isinstance(a, Aff) and isinstance(b, Aff)) or a.base != b.base or not a.base:
+            return None
+        if self.shift is None:
+            self.shift = IterationShift(self.fa)
+        return self.shift.stride(a.base, crossed)
 
 
 @dataclass(frozen=True)
 class _Frozen:
     """A block's outgoing `_Flow`, compared between passes."""
     pending: tuple
-    carried: frozenset
+    carried: frozenset  # of (instruction id, loop headers)
+    fresh: frozenset
     fenced: frozenset  # of (instruction id, barrier)
     skipped: frozenset  # of (instruction id, barrier)
 
 
 class _Flow:
     """What is pending at one point of a block: the accesses since the last barrier (by
-    instruction id), those of them from an earlier iteration of a loop (`carried`: the same
-    terms may hold other values there), those a barrier separates from here on some path since
-    they last ran (`fenced`, with the barrier), and the pending ones that are also fenced on
-    another path through a merge that every lane takes the same way (`skipped`, with the
-    barrier: the race needs the path that skips it, such as a loop that runs no iteration)."""
+    instruction id); those of them pending from an earlier iteration of a loop on some path
+    (`carried`, with the headers of the loops whose back edges were taken since: the same
+    terms may hold other values there) and those pending from this iteration on some path
+    (`fresh`); those a barrier separates from here on some path since they last ran
+    (`fenced`, with the barrier), and the pending ones that are also fenced on another path
+    through a merge that every lane takes the same way (`skipped`, with the barrier: the race
+    needs the path that skips it, such as a loop that runs no iteration)."""
 
     def __init__(self):
         self.pending: dict[int, MemAccess] = {}
-        self.carried: set[int] = set()
+        self.carried: dict[int, frozenset] = {}
+        self.fresh: set[int] = set()
         self.fenced: dict[int, object] = {}
         self.skipped: dict[int, object] = {}
 
-    def join(self, state: _Frozen, back: bool) -> None:
+    def join(self, state: _Frozen, header: int | None) -> None:
+        """Add the state flowing in over one edge (`header`: the block it enters, when the edge
+        is a loop's back edge)."""
+        carried = dict(state.carried)
         for acc in state.pending:
-            self.pending[id(acc.instr)] = acc
-            if back or id(acc.instr) in state.carried:
-                self.carried.add(id(acc.instr))
+            key = id(acc.instr)
+            self.pending[key] = acc
+            loops = carried.get(key)
+            if header is not None:
+                loops = (loops or frozenset()) | {header}
+            elif key in state.fresh:
+                self.fresh.add(key)
+            if loops is not None:
+                self.carried[key] = self.carried.get(key, frozenset()) | loops
         self.fenced.update(state.fenced)
         self.skipped.update(state.skipped)
+
+    def only_carried(self, key: int) -> frozenset | None:
+        """The loops crossed since access `key` ran, when it is pending only from earlier
+        iterations."""
+        return None if key in self.fresh else self.carried.get(key)
 
     def meet_paths(self, divergent: bool) -> None:
         """After joining the paths into a merge: an access pending on one and fenced on
@@ -294,6 +380,8 @@ class _Flow:
         for key in self.pending:
             self.fenced.setdefault(key, ins)
         self.pending.clear()
+        self.carried.clear()
+        self.fresh.clear()
         self.skipped.clear()
 
     def execute(self, acc: MemAccess) -> bool:
@@ -301,7 +389,8 @@ class _Flow:
         access had to be dropped (the work bound)."""
         key = id(acc.instr)
         self.pending[key] = acc
-        self.carried.discard(key)
+        self.carried.pop(key, None)
+        self.fresh.add(key)
         self.fenced.pop(key, None)
         self.skipped.pop(key, None)
         if len(self.pending) > MAX_PENDING:
@@ -310,8 +399,11 @@ class _Flow:
         return False
 
     def frozen(self) -> _Frozen:
-        return _Frozen(tuple(self.pending.values()), frozenset(self.carried & self.pending.keys()),
-                       frozenset(self.fenced.items()), frozenset(self.skipped.items()))
+        keys = self.pending.keys()
+        return _Frozen(tuple(self.pending.values()),
+                       frozenset((k, v) for k, v in self.carried.items() if k in keys),
+                       frozenset(self.fresh & keys), frozenset(self.fenced.items()),
+                       frozenset(self.skipped.items()))
 
 
 def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
@@ -324,7 +416,7 @@ def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
             continue
         state = out_state[p]
         incoming.append(state.pending)
-        flow.join(state, position.get(p, -1) >= position[b])
+        flow.join(state, b if position.get(p, -1) >= position[b] else None)
     divergent = len(incoming) > 1 and _divergent_merge(fa, b)
     if len(incoming) > 1:
         flow.meet_paths(divergent)

@@ -956,10 +956,11 @@ class Lowerer:
                     return off, ft
                 off += ft.size
         ft = self.field_type(st, name)
-        if name in ("x", "y", "z", "w"):
+        if name in ("x", "y", "z", "w") and ft is not OPAQUE:  # a vector type (float2)
             return "xyzw".index(name) * ft.size, ft
-        # a struct not defined here: an unknown offset, one per field name (no state space: the
-        # same in every thread), so that different fields are different addresses
+        # a struct not defined here (`real2` from an unread header, its size unknown too): an
+        # unknown offset, one per field name (no state space: the same in every thread), so
+        # that different fields are different addresses
         return Sym(f"offsetof.{name}"), ft
 
     def offset(self, base, idx, it, elem, loc):
