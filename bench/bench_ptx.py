@@ -2,6 +2,7 @@
 """PTX front-end speed benchmark: warplint against `ptxas -O3` on the same large nvcc PTX file.
 
     python bench/bench_ptx.py [--arch sm_80] [--repeat 3] [--no-lineinfo] [--ptx FILE]
+                              [--pairs N] [--root TREE]
 
 Generates `bench/out/big_<arch>[_nolines].ptx` from `bench/kernels/big.cu` with nvcc (cached:
 regenerated only when the .cu is newer), then measures, best of N runs each:
@@ -13,19 +14,22 @@ and prints lines, seconds, lines/s and the ratio to ptxas for each, then the sha
 pipeline spent in networkx (the CFG facts: dominators, post-dominators, frontiers, SCCs; from a
 cProfile of one run).  `--cu FILE` also times `python -m warplint --no-cache FILE` cold (a fresh
 process, start to exit), wall and CPU seconds, best of N.
+`--pairs N` also runs ptxas and the pipeline alternately N times and prints the median of the
+pairs' ratios (the figure to quote on a shared machine: both halves of a pair see the same load).
+`--root TREE` measures the warplint of another tree (a `git archive`), e.g. before and after.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
 
 
 def generate(arch: str, lineinfo: bool, nvcc: str) -> Path:
@@ -65,7 +69,10 @@ def main(argv=None) -> int:
     ap.add_argument("--ptxas", default="ptxas")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of one pipeline run")
     ap.add_argument("--cu", help="also time one cold run of the CLI on this .cu file")
+    ap.add_argument("--pairs", type=int, default=0, help="interleaved ptxas/pipeline pairs (median ratio)")
+    ap.add_argument("--root", default=str(HERE.parent), help="the warplint tree to measure (default: this one)")
     args = ap.parse_args(argv)
+    sys.path.insert(0, os.path.abspath(args.root))
 
     path = Path(args.ptx) if args.ptx else generate(args.arch, not args.no_lineinfo, args.nvcc)
     text = path.read_text()
@@ -97,8 +104,14 @@ def main(argv=None) -> int:
     try:
         from warplint.pipeline import lint_text
         from warplint.options import Options
+        try:
+            from warplint.analysis.lanes import forget_memos
+        except ImportError:  # a tree from before the memos
+            def forget_memos():
+                pass
 
         def pipeline():
+            forget_memos()  # each run cold, as in a fresh process
             r = lint_text(text, str(path), Options())
             if r.failed:
                 raise RuntimeError("; ".join(d.message for d in r.diagnostics))
@@ -118,8 +131,12 @@ def main(argv=None) -> int:
         print(f"{name:<12} {lines:>8} {secs:>9.3f} {lines / secs:>11,.0f} {ratio:>9}")
     if any(name == "pipeline" for name, _ in rows):
         print(f"networkx share of the pipeline: {networkx_share(lambda: lint_text(text, str(path))):.1%}")
+    if args.pairs and base and any(name == "pipeline" for name, _ in rows):
+        ratios = interleaved_pairs(args.pairs, cmd, pipeline)
+        print(f"interleaved pairs: median pipeline / ptxas {statistics.median(ratios):.2f}x "
+              f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x, {len(ratios)} pairs)")
     if args.cu:
-        wall, cpu = cold_cli(args.cu, args.repeat)
+        wall, cpu = cold_cli(args.cu, args.repeat, args.root)
         print(f"cold CLI on {args.cu}: {wall:.3f} s wall, {cpu:.3f} s CPU (best of {args.repeat})")
     if args.profile:
         import cProfile
@@ -128,6 +145,18 @@ def main(argv=None) -> int:
         prof.runcall(lint_text, text, str(path))
         pstats.Stats(prof).sort_stats("cumtime").print_stats(25)
     return 0
+
+
+def interleaved_pairs(n: int, ptxas_cmd: list[str], pipeline) -> list[float]:
+    """Pipeline seconds / ptxas seconds of `n` pairs, each pair run back to back."""
+    ratios = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run(ptxas_cmd, check=True)
+        t1 = time.perf_counter()
+        pipeline()
+        ratios.append((time.perf_counter() - t1) / (t1 - t0))
+    return ratios
 
 
 def networkx_share(run) -> float:
@@ -142,11 +171,11 @@ def networkx_share(run) -> float:
     return nx / total if total else 0.0
 
 
-def cold_cli(cu: str, repeat: int) -> tuple[float, float]:
+def cold_cli(cu: str, repeat: int, root: str) -> tuple[float, float]:
     """Best wall and CPU seconds of `python -m warplint --no-cache FILE` in a fresh process."""
     import resource
     cmd = [sys.executable, "-m", "warplint", "--no-cache", "--no-gitignore", cu]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
     best_wall = best_cpu = float("inf")
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -41,10 +41,10 @@ def add_library_frames(findings: list, module, analyses=()) -> None:
     """A finding reported at a call site into inlined library code gets the library frames as
     code-flow steps ("inside cub::WarpReduce::Sum, called here") and a line saying so: those of
     the first warp primitive or barrier inlined there (the analyses'), else of any instruction."""
-    inside = _library_frames_by_call_site(module, analyses)
+    inside = _library_frames_by_call_site(module, analyses, {(f.loc.path, f.loc.line, f.loc.col) for f in findings})
     if not inside:
         return
-    names = function_names(module.text)
+    names = function_names(module.text, {label for frames in inside.values() for _, label in frames})
     for f in findings:
         frames = inside.get((f.loc.path, f.loc.line, f.loc.col))
         if frames is None or any(s.loc == frames[0][0] for s in f.flow):  # none, or added already
@@ -60,12 +60,14 @@ def add_library_frames(findings: list, module, analyses=()) -> None:
                          f"(inside {names.get(label) or 'library code'}), reached from this call")
 
 
-def _library_frames_by_call_site(module, analyses) -> dict[tuple, tuple]:
-    """(path, line, col) of a reported call site -> the frames inside it, innermost first."""
+def _library_frames_by_call_site(module, analyses, reported: set[tuple]) -> dict[tuple, tuple]:
+    """(path, line, col) of a reported call site (one of `reported`) -> the frames inside it,
+    innermost first."""
     out: dict[tuple, tuple] = {}
     primitives = [x.instr for fa in analyses for x in list(fa.warp_ops) + list(fa.barriers)]
     for item in primitives + [item for fn in module.functions for item in fn.body]:
-        if isinstance(item, Instr) and item.frames:
+        if isinstance(item, Instr) and item.frames and item.loc is not None and (
+                item.loc.path, item.loc.line, item.loc.col) in reported:
             for n, (loc, _) in enumerate(item.frames):
                 if n and loc == item.loc:
                     out.setdefault((loc.path, loc.line, loc.col), item.frames[:n])
@@ -73,11 +75,14 @@ def _library_frames_by_call_site(module, analyses) -> dict[tuple, tuple]:
     return out
 
 
-def function_names(ptx: str) -> dict[str, str]:
-    """`$L__info_stringN` label -> readable function name, from the PTX `.debug_str` section."""
+def function_names(ptx: str, labels=None) -> dict[str, str]:
+    """`$L__info_stringN` label -> readable function name, from the PTX `.debug_str` section
+    (only those of `labels` when given)."""
     from .frontends.ptx.demangle import demangle
     out = {}
     for m in _INFO_STRING.finditer(ptx):
+        if labels is not None and m[1] not in labels:
+            continue
         try:
             data = bytes(int(x) for line in m[2].splitlines() for x in line.strip()[3:].split(",") if x.strip())
         except ValueError:

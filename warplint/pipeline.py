@@ -156,9 +156,8 @@ def check(module: Module, analyses: list, targets: list[Target], options: Option
     for target in targets:
         for fa in analyses:
             findings = run_checks(fa, target)
-            twin = getattr(fa, "any_arguments", None)
-            if twin is not None and findings:
-                findings = _for_any_arguments(findings, run_checks(twin, target))
+            if findings and fa.has_any_arguments:  # (analysed with per-lane arguments only now)
+                findings = _for_any_arguments(findings, run_checks(fa.any_arguments, target))
             for f in findings:
                 _merge(f, target, merged, by_place)
     return sorted(one_per_site(list(merged.values())), key=Finding.sort_key)

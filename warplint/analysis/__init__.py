@@ -35,9 +35,8 @@ def analyze_module(module, options) -> list[FunctionAnalysis]:
 def _analyse(fn, module, options, inlined: set[int], table) -> FunctionAnalysis:
     fa = analyze_function(build_cfg(inline_calls(fn, module, inlined, table)), module, options,
                           Terms(), Literals())
-    fa.any_arguments = None
     varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table)
-    if varying is not fn:
-        fa.any_arguments = analyze_function(build_cfg(inline_calls(varying, module, set(), table)), module,
-                                            options, Terms(), Literals())
+    if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
+        fa.analyse_any_arguments = lambda: analyze_function(build_cfg(inline_calls(varying, module, set(), table)),
+                                                            module, options, Terms(), Literals())
     return fa

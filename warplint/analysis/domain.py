@@ -65,14 +65,20 @@ class Joins:
         self.terms = terms
         self.lits = lits
         self.widened: dict[MergePoint, int] = {}  # the alignment each point's join last gave
+        self._lane_parts: dict[LaneSet, LaneSet] = {}
 
     def point(self, block: int | None, reg: str) -> MergePoint:
         return MergePoint(self.cfg_id, block, reg)
 
     def lane_part(self, s: LaneSet) -> LaneSet:
-        """The set with warp-uniform conditions dropped: what differs between lanes."""
-        lits = self.lits
-        return LaneSet([(bits, frozenset(x for x in l if lits[x].kind != "uniform")) for bits, l in s.cubes])
+        """The set with warp-uniform conditions dropped: what differs between lanes (kept:
+        the fixpoint asks again for the same blocks' lanes)."""
+        part = self._lane_parts.get(s)
+        if part is None:
+            lits = self.lits
+            part = self._lane_parts[s] = LaneSet([(bits, frozenset(x for x in l if lits[x].kind != "uniform"))
+                                                  for bits, l in s.cubes])
+        return part
 
     # -- environments -----------------------------------------------------------------
     def environments(self, block: int, incoming: list[Incoming], lanes: LaneSet,

@@ -108,6 +108,19 @@ class LaneSet:
                 return self
             if not l1 and b1 & b2 == b2:
                 return other
+        key = (id(self.cubes), id(other.cubes))  # the very same operands (kept with the result)
+        kept = _INTERSECTED.get(key)
+        if kept is not None and kept[0] is self.cubes and kept[1] is other.cubes:
+            STATS["widened"] += kept[3]
+            return kept[2]
+        widened = STATS["widened"]
+        result = self._intersect(other)
+        if len(_INTERSECTED) >= _SIMPLIFIED_MAX:
+            _INTERSECTED.clear()
+        _INTERSECTED[key] = (self.cubes, other.cubes, result, STATS["widened"] - widened)
+        return result
+
+    def _intersect(self, other: "LaneSet") -> "LaneSet":
         if len(self.cubes) * len(other.cubes) > PRODUCT_CAP and _overlapping_pairs(self, other) > PRODUCT_CAP:
             return _widen(self.possible_bits & other.possible_bits, (self.cubes, other.cubes))
         out = []
@@ -197,7 +210,39 @@ FULL_SET = LaneSet([(FULL, _NOLITS)])
 EMPTY = LaneSet()
 
 
-def _simplify(cubes) -> LaneSet:
+_SIMPLIFIED: dict[tuple, tuple] = {}  # cubes as given -> (the set, how many sets it widened)
+_SIMPLIFIED_MAX = 1 << 16  # entries kept before a memo starts afresh
+# intersections of the very same cube sets (by identity: equal sets may list their cubes in
+# another order) -> (the two operands' cubes, the result, how many sets it widened)
+_INTERSECTED: dict[tuple, tuple] = {}
+
+
+def forget_memos() -> None:
+    """Empty the memos (a benchmark's runs each start cold, as a fresh process does)."""
+    _SIMPLIFIED.clear()
+    _INTERSECTED.clear()
+
+
+def _simplify(cubes: list) -> LaneSet:
+    """The set of `cubes`, simplified (`_simplify_cubes`).  The fixpoint asks for the same
+    intersections again and again, so results are kept, keyed by the cubes in the order given
+    (the simplification's result can depend on it); a kept result that widened counts again."""
+    if len(cubes) <= 1:
+        return _simplify_cubes(cubes)
+    key = tuple(cubes)
+    kept = _SIMPLIFIED.get(key)
+    if kept is not None:
+        STATS["widened"] += kept[1]
+        return kept[0]
+    widened = STATS["widened"]
+    result = _simplify_cubes(cubes)
+    if len(_SIMPLIFIED) >= _SIMPLIFIED_MAX:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[key] = (result, STATS["widened"] - widened)
+    return result
+
+
+def _simplify_cubes(cubes) -> LaneSet:
     cubes = [c for c in set(cubes) if c[0]]
     if len(cubes) <= 1:
         return LaneSet(cubes)

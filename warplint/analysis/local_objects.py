@@ -28,14 +28,19 @@ def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ..
     spaces = spaces or {}
     defs: dict[str, list] = {}
     regs: set[str] = set()
+    addresses_taken = False
     for blk in cfg.blocks:
         for ins in blk.instrs:
             for op in (*ins.dests, *ins.srcs):
                 if isinstance(op, Reg):
                     regs.add(op.name)
+                elif isinstance(op, Sym) and op.name.startswith("&"):
+                    addresses_taken = True
             for d in ins.dests:
                 if isinstance(d, Reg):
                     defs.setdefault(d.name, []).append(ins)
+    if not addresses_taken:  # no `&x`: no register points into a variable (PTX has none)
+        return {}
     target: dict[str, str] = {}
     changed = True
     while changed:  # a register joins once all its definitions point into one variable

@@ -162,7 +162,7 @@ def _judges_caller_pointers(fa: FunctionAnalysis) -> bool:
     number parameter): there `p[i]` with a lane index is lane-varying and stays a finding, while
     with the same argument in every lane it would look like one address (a finding must hold
     in both, see pipeline.check)."""
-    return not fa.function.is_kernel and getattr(fa, "any_arguments", None) is None
+    return not fa.function.is_kernel and not fa.has_any_arguments
 
 
 def _divergent_merge(fa: FunctionAnalysis, b: int) -> bool:

@@ -4,6 +4,8 @@ made them diverge (`FunctionAnalysis.why`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable
 
 from ..cfg import CFG
 from ..findings import Step
@@ -63,6 +65,19 @@ class FunctionAnalysis:
     cd: dict[int, list]  # block -> [(branch block, successor)]
     edge_cond: dict[tuple[int, int], LaneSet]
     notes: list[str] = field(default_factory=list)
+    # a device function analysed on its own: how to analyse it with number arguments that
+    # differ per lane (`any_arguments`); None for a kernel, or a function with no such argument
+    analyse_any_arguments: "Callable[[], FunctionAnalysis] | None" = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_any_arguments(self) -> bool:
+        return self.analyse_any_arguments is not None
+
+    @cached_property
+    def any_arguments(self) -> "FunctionAnalysis | None":
+        """The analysis with number arguments that differ per lane (see pipeline.check), made
+        when first asked for: only a function with findings needs it."""
+        return self.analyse_any_arguments() if self.analyse_any_arguments is not None else None
 
     def control_deps(self, block: int):
         """The branch edges (X, S) that `block` depends on, directly or through the branches
