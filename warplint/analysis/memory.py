@@ -3,7 +3,7 @@ memory that another lane of the same warp wrote (or read) with no warp or block
 synchronisation in between on some path."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .calls import is_pure
 from .divergence import FunctionAnalysis, MemAccess
@@ -325,6 +325,7 @@ class _Frozen:
     fresh: frozenset
     fenced: frozenset  # of (instruction id, barrier)
     skipped: frozenset  # of (instruction id, barrier)
+    loops_of: dict = field(default_factory=dict, compare=False)  # `carried` as a dict
 
 
 class _Flow:
@@ -347,7 +348,7 @@ class _Flow:
     def join(self, state: _Frozen, header: int | None) -> None:
         """Add the state flowing in over one edge (`header`: the block it enters, when the edge
         is a loop's back edge)."""
-        carried = dict(state.carried)
+        carried = state.loops_of
         for acc in state.pending:
             key = id(acc.instr)
             self.pending[key] = acc
@@ -400,10 +401,10 @@ class _Flow:
 
     def frozen(self) -> _Frozen:
         keys = self.pending.keys()
-        return _Frozen(tuple(self.pending.values()),
-                       frozenset((k, v) for k, v in self.carried.items() if k in keys),
+        carried = {k: v for k, v in self.carried.items() if k in keys}
+        return _Frozen(tuple(self.pending.values()), frozenset(carried.items()),
                        frozenset(self.fresh & keys), frozenset(self.fenced.items()),
-                       frozenset(self.skipped.items()))
+                       frozenset(self.skipped.items()), carried)
 
 
 def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
