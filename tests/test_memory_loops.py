@@ -57,3 +57,22 @@ def test_nonzero_multiples_strictly_between():
     assert _some_nonzero_multiple(-8, 0, 4)  # -4
     assert not _some_nonzero_multiple(-16, 0, 16)
     assert _some_nonzero_multiple(-3, 3, 1)
+
+
+def test_an_induction_variable_is_advanced_once_by_a_constant_every_iteration():
+    from warplint.analysis.induction import loop_steps
+    from warplint.pipeline import analyse, parse_text
+    text = """
+__global__ void k(int *o, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i += 2) {
+        if (o[i])
+            k++;
+        o[i] = k;
+    }
+}
+"""
+    options = Options(targets=["sm_70"])
+    [fa] = analyse(parse_text(text, "k.cu", options), options)
+    assert {reg: step for (_, reg), step in loop_steps(fa.cfg).items()} == {"i": 2}

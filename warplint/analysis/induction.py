@@ -6,7 +6,8 @@ Their values differ where a term is a loop's induction variable, a register that
 iteration advances by the same non-zero constant (`i++`, `p += 4`): then the two addresses lie
 a non-zero multiple of a known stride apart (`IterationShift`).  A warp-uniform factor the
 analysis does not know (a leading dimension `lda` in `a[i * lda]`) is taken as non-zero, as
-distinct base terms are taken as distinct arrays."""
+distinct base terms are taken as distinct arrays.  WL007 uses the stride only to rule out a
+pair of accesses that would meet within one iteration (analysis/memory.py)."""
 from __future__ import annotations
 
 from math import gcd
@@ -14,7 +15,6 @@ from math import gcd
 from ..ir import Imm, Reg
 from .domain import MergePoint
 from .values import Aff, Unk
-
 
 
 def loop_steps(cfg) -> dict[tuple[int, str], int]:
@@ -114,8 +114,9 @@ class IterationShift:
         if head in ("add", "sub") and len(key) == 3 and len(terms) == 2:
             return self._sum(head, self._linear(key[1], moving, crossed, depth + 1),
                              self._linear(key[2], moving, crossed, depth + 1))
-        if head in ("add", "sub") and len(key) == 2 and len(key[1]) == 2:  # two uniform values
-            a, b = key[1]
+        pair = key[1] if len(key) == 2 and isinstance(key[1], tuple) and len(key[1]) == 2 else None
+        if head in ("add", "sub") and pair:  # two uniform values
+            a, b = pair
             return self._sum(head, self._value_linear(a, moving, crossed, depth),
                              self._value_linear(b, moving, crossed, depth))
         if head in ("div", "and") and terms:  # of a term: moves unless the term does not
@@ -151,6 +152,8 @@ class IterationShift:
         la, lb = self._value_linear(a, moving, crossed, depth), self._value_linear(b, moving, crossed, depth)
         if la is None or lb is None or la and lb:
             return None
+        if not la and not lb:
+            return {}
         form, factor = (la, b) if la else (lb, a)
         if not isinstance(factor, Aff) or not factor.uniform:
             return None
