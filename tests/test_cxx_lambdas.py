@@ -171,3 +171,13 @@ __global__ void k(int *d) { d[0] = outer(d[1], [&](int z) { return __shfl_sync(0
     names = [f.name for f in m.functions]
     assert not [d for d in m.diagnostics if "not analysed" in d.message] and len(names) == len(set(names))
     assert "outer__k__lambda_3" in names and names.count("outer__lambda_2") == 1
+
+
+def test_a_struct_reference_gets_back_the_fields_the_callee_writes():
+    m = parse("""
+struct S { int a; int b; };
+__device__ void set(S &s) { s.a = threadIdx.x; }
+__global__ void k(int *p) { S s; set(s); p[s.a] = 0; }""")
+    k = next(fn for fn in m.functions if fn.name == "k")
+    moves = [str(i.dests[0]) for i in k.body if getattr(i, "op", None) == "mov"]
+    assert "s.a" in moves and "s.b" not in moves

@@ -333,12 +333,15 @@ def _reference_outs(lw, name, args):
 
 def _copy_back(lw, name, args, outs, loc):
     """Store each reference argument's final value back, except where `name` (lowered
-    already) never writes that parameter: no store the source does not make."""
+    already) never writes that parameter: no store the source does not make.  A struct in
+    registers gets back the fields the callee writes (`s.lane` of `locate(Slot &s)`)."""
     refs = [i for i in lw.rw.facts.ref_params.get(name, ()) if i < len(args)]
     read_only = lw.read_only_refs.get(name, ())
     for (reg, place), i in zip(outs, refs):
         if i not in read_only:
             lw.store(place, reg, place.type, loc)
+            for f in lw.written_ref_fields.get(name, {}).get(i, ()) if place.kind == "reg" else ():
+                lw.emit("mov.b32", (Reg(place.where + f),), (Reg(reg.name + f),), loc)
 
 
 _CG_BLOCK = ("thread_block", "grid_group")

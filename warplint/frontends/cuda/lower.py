@@ -135,6 +135,7 @@ class Lowerer:
         self.func_types: dict[str, T] = {}
         self.read_only_refs: dict[str, set[int]] = {}  # function -> reference parameters it never writes
         self.returned_parts: dict[str, int] = {}  # function -> how many positional parts its braced returns give
+        self.written_ref_fields: dict[str, dict[int, list[str]]] = {}  # function -> reference parameter -> fields it writes
         self.nasm = 0
         self.discard = False
         self.chunk_toks = None
@@ -400,6 +401,8 @@ class Lowerer:
             self.returned_parts[name] = self.parts
         self.read_only_refs[name] = {i for i, reg in refs.items()
                                      if reg not in written and not any(w.startswith(reg + ".") for w in written)}
+        self.written_ref_fields[name] = {i: sorted(w[len(reg):] for w in written if w.startswith(reg + "."))
+                                         for i, reg in refs.items()}
         self.module.functions.append(fn)
 
     def not_analysed(self, fn, why: str) -> None:
