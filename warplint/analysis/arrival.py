@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..cfg import EXIT
 from ..ir import Instr
-from .calls import is_pure
+from .calls import may_wait
 from .dependence import can_end_normally, only_aborts
 from .divergence import FunctionAnalysis
 from .lanes import FULL, FULL_SET, LaneSet
@@ -120,7 +120,7 @@ def is_block_barrier(ins: Instr) -> bool:
 
 
 def _may_hold_barrier(ins: Instr) -> bool:
-    return is_block_barrier(ins) or (ins.op == "call" and not is_pure(ins))  # an opaque callee may
+    return is_block_barrier(ins) or (ins.op == "call" and may_wait(ins))  # an opaque callee may
 
 
 def _polls(ins: Instr) -> bool:

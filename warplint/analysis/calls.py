@@ -2,7 +2,8 @@
 
 An opaque callee may read `%laneid` (its result may differ per lane) and may hold a barrier or a
 `__syncwarp()` (it separates the memory accesses around it).  The CUDA math library is known to do
-neither: its functions are pure, their results vary only with their arguments."""
+neither: its functions are pure, their results vary only with their arguments.  Clock reads, sleeps
+and printf may differ per lane but never wait for other threads."""
 from __future__ import annotations
 
 import re
@@ -20,6 +21,11 @@ _INTRINSIC = re.compile(r"__(?:[a-z]+f|popc(?:ll)?|clz(?:ll)?|ffs(?:ll)?|brev(?:
                         r"[fd](?:add|sub|mul|div|rcp|sqrt|fma)_r[nzud]|ldg|ldcg|ldca|ldcs|ldlu|ldcv)$")
 
 
+# device runtime calls that read a clock, sleep or print: their results may differ per lane, but
+# they never wait for other threads
+_NO_WAIT = frozenset({"clock", "clock64", "__nanosleep", "printf", "vprintf"})  # PTX's printf: vprintf
+
+
 def callee(ins: Instr) -> str | None:
     return ins.srcs[0].name if ins.op == "call" and ins.srcs and isinstance(ins.srcs[0], Sym) else None
 
@@ -34,3 +40,9 @@ def is_pure(ins: Instr) -> bool:
         return True                        # built from the arguments
     name = name.rsplit("::", 1)[-1]
     return name in _PURE_NAMES or bool(_INTRINSIC.match(name))
+
+
+def may_wait(ins: Instr) -> bool:
+    """May this opaque call hold a barrier or a `__syncwarp()` (wait for other threads)?"""
+    name = callee(ins)
+    return not (is_pure(ins) or name is not None and name.rsplit("::", 1)[-1] in _NO_WAIT)
