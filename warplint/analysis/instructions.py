@@ -529,11 +529,11 @@ def _shfl_in_range(ins: Instr, vals) -> int | None:
     return sum(1 << l for l, (j, ok) in enumerate(src) if ok)
 
 
-def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
+def source_lane(mods: tuple, lane: int, b: int, c: int) -> tuple[int, bool]:
     """(source lane j, in range) of one lane, per the shfl.sync table in the spec."""
     segmask = (c >> 8) & 0x1F
     cval = c & 0x1F
-    mode = next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
+    mode = _shfl_mode(mods)
     max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
     if mode == "up":
         j = lane - b
@@ -545,6 +545,12 @@ def source_lane(mods, lane: int, b: int, c: int) -> tuple[int, bool]:
     else:
         j = (lane & segmask) | (b & ~segmask & 0x1F)
     return j, j <= max_lane
+
+
+@lru_cache(maxsize=64)
+def _shfl_mode(mods: tuple) -> str:
+    """`up`, `down`, `bfly` or `idx` (the default) of a shfl's modifiers (asked once per lane)."""
+    return next((m for m in mods if m in ("up", "down", "bfly", "idx")), "idx")
 
 
 @lru_cache(maxsize=1024)

@@ -211,7 +211,7 @@ EMPTY = LaneSet()
 
 
 _SIMPLIFIED: dict[tuple, tuple] = {}  # cubes as given -> (the set, how many sets it widened)
-_SIMPLIFIED_MAX = 1 << 16  # entries kept before a memo starts afresh
+_SIMPLIFIED_MAX = 1 << 14  # entries kept before a memo starts afresh (a few MB)
 # intersections of the very same cube sets (by identity: equal sets may list their cubes in
 # another order) -> (the two operands' cubes, the result, how many sets it widened)
 _INTERSECTED: dict[tuple, tuple] = {}
