@@ -26,9 +26,9 @@ def parses(monkeypatch):
     seen = []
     real = pipeline.parse_text
 
-    def counting(text, path, options):
+    def counting(text, path, options, preprocessed=None):
         seen.append(tuple(options.targets or ()))
-        return real(text, path, options)
+        return real(text, path, options, preprocessed)
     monkeypatch.setattr(pipeline, "parse_text", counting)
     return seen
 
@@ -47,6 +47,20 @@ def test_same_text_is_parsed_once(parses):
     assert {f.targets for f in r.findings} == {("sm_70", "sm_80", "sm_90")}
     lint_text(GUARDED.replace("__CUDA_ARCH__", "SOME_FLAG"), "k.cu", Options())
     assert parses[-1] == ("sm_60",)  # the default targets: no architecture test, one parse for both
+
+
+def test_a_target_with_a_text_of_its_own_is_preprocessed_once(monkeypatch):
+    from warplint.frontends.cuda.preprocess import Preprocessor
+    runs = []
+    real = Preprocessor.run
+
+    def counting(self, text, path, depth=0):
+        runs.append(path)
+        return real(self, text, path, depth)
+    monkeypatch.setattr(Preprocessor, "run", counting)
+    r = lint_text(GUARDED, "k.cu", Options(targets=["sm_60", "sm_70"]))
+    assert runs == ["k.cu", "k.cu"]  # sm_60's text; sm_70's trace, which is its text too
+    assert {f.rule_id for f in r.findings} == set() and (r.coverage.analysed, r.coverage.total) == (1, 1)
 
 
 def test_value_of_cuda_arch_in_code_separates_targets(parses):

@@ -94,16 +94,17 @@ def decode_source(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
     return text, notes
 
 
-def parse_text(text: str, path: str, options: Options) -> Module:
+def parse_text(text: str, path: str, options: Options, preprocessed=None) -> Module:
     """Front end: source text -> warp IR module (`languages.language` picks the front end; a
-    header with no device code is an empty module: no warp code)."""
+    header with no device code is an empty module: no warp code).  `preprocessed`: a CUDA
+    file's preprocessing for this target, done already (`_cuda_variants`)."""
     from .languages import language
     lang = language(path, text, options.extensions)
     if lang is None:
         return Module(path, "cuda", text=text)
     if lang == "cuda":
         from .frontends.cuda import parse_cuda
-        return parse_cuda(text, path, options)
+        return parse_cuda(text, path, options, preprocessed)
     from .frontends.ptx import parse_ptx
     module = parse_ptx(text, path, map_locations=options.map_ptx_locations)
     if options.map_ptx_locations:
@@ -320,15 +321,16 @@ def _cuda_variants(text: str, path: str, options: Options, wanted: list[Target])
         by_arch.setdefault(arch_of(t.name), []).append(t)
     variants: dict[object, tuple[Module, list[Target]]] = {}  # trace of the text -> (module, targets)
     for arch, targets in by_arch.items():
-        trace = None
+        trace, run = None, None
         if variants:  # the first text tells whether there is anything to compare
             first = next(iter(variants.values()))[0]
-            trace = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
-                               list(options.include_paths or []), linted_tree(path)) if first.arch_trace else ()
+            traced = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
+                                list(options.include_paths or []), linted_tree(path)) if first.arch_trace else ((), None)
+            trace, run = traced or (None, None)
         if trace is not None and trace in variants:
             variants[trace][1].extend(targets)
             continue
-        module = parse_text(text, path, replace(options, targets=[t.name for t in targets]))
+        module = parse_text(text, path, replace(options, targets=[t.name for t in targets]), run)
         variants[module.arch_trace if trace is None else trace] = (module, list(targets))
     return list(variants.values())
 

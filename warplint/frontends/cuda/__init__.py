@@ -15,14 +15,14 @@ from ...ir import Loc, Module
 RECURSION_LIMIT = 6000  # long else-if chains recurse in the parser; Python frames, not C stack
 
 
-def parse_cuda(text: str, path: str, options) -> Module:
+def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     import sys
     from .frontend import parse_cuda as _parse
     old = sys.getrecursionlimit()
     try:
         if old < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
-        return _parse(text, path, options)
+        return _parse(text, path, options, preprocessed)
     except InputError:
         raise
     except RecursionError:

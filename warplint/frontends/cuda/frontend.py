@@ -143,7 +143,8 @@ def _nesting_ok(toks) -> Tok | None:
     return None
 
 
-def parse_cuda(text: str, path: str, options) -> Module:
+def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
+    """`preprocessed`: `preprocess.arch_trace`'s run for this target, if it made one."""
     from ...pipeline import linted_tree
     target = options.targets[0] if options.targets else None
     module = Module(path, "cuda", target=target, text=text)
@@ -152,7 +153,7 @@ def parse_cuda(text: str, path: str, options) -> Module:
     arch = arch_of(target)
     defines = cuda_defines(arch)
     defines.update(options.defines or {})
-    toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path))
+    toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path), preprocessed)
     module.warp_code = warp_functions(toks, path)  # what coverage is measured against
     module.arch_trace = tuple(pp.arch_trace)  # other targets whose trace is the same share this module
     notes = _Notes(module, Quoter(path, text))

@@ -603,25 +603,30 @@ def char_value(text: str) -> int:
 def arch_trace(text: str, path: str, defines: dict, include_paths: list, tree: str | None = None):
     """Where and how the preprocessed text depends on the target architecture (the `#if`
     decisions and expansions that read __CUDA_ARCH__): two architectures with equal traces give
-    equal tokens.  None when the file does not preprocess."""
+    equal tokens.  Returns (trace, run): `run` is what `preprocess(..., run=run)` goes on from
+    when this architecture needs a module of its own.  None when the file does not preprocess."""
     pp = Preprocessor(defines, include_paths, path, tree)
     try:
-        pp.run(text, path)  # reads what parsing reads: the result cache's dependencies stay the same
+        toks = pp.run(text, path)  # reads what parsing reads: the result cache's dependencies stay the same
     except PPError:
         return None
-    return tuple(pp.arch_trace)
+    return tuple(pp.arch_trace), (toks, pp)
 
 
 def preprocess(text: str, path: str, defines: dict, include_paths: list,
-               tree: str | None = None) -> tuple[list[Tok], Preprocessor]:
-    """The file preprocessed, then with the qualifier and pragma macros nothing defines read as
-    what they spell (`qualifiers.py`; its notes join the preprocessor's)."""
+               tree: str | None = None, run=None) -> tuple[list[Tok], Preprocessor]:
+    """The file preprocessed (or `run`, arch_trace's run with these very arguments), then with
+    the qualifier and pragma macros nothing defines read as what they spell (`qualifiers.py`;
+    its notes join the preprocessor's)."""
     from .qualifiers import resolve
-    pp = Preprocessor(defines, include_paths, path, tree)
-    try:
-        toks = pp.run(text, path)
-    except PPError as e:
-        raise InputError(Loc(e.tok.path, e.tok.line, e.tok.col), e.msg) from None
+    if run is not None:
+        toks, pp = run
+    else:
+        pp = Preprocessor(defines, include_paths, path, tree)
+        try:
+            toks = pp.run(text, path)
+        except PPError as e:
+            raise InputError(Loc(e.tok.path, e.tok.line, e.tok.col), e.msg) from None
     toks, guessed = resolve(toks, path)
     pp.notes.extend(guessed)
     return toks, pp
