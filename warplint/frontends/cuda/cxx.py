@@ -1155,7 +1155,7 @@ class _Layer:
             return [t.copy(text=mangle(q))]
         scope = n.child_by_field_name("scope")
         cls = self.classes.get(parts[0]) if len(parts) == 2 else None
-        if len(parts) == 2 and scope.type == "template_type":  # `R<2>::f` of an explicit specialisation
+        if len(parts) == 2 and scope is not None and scope.type == "template_type":  # `R<2>::f`, specialised
             cls = self.classes.get(self.specialisations.get("".join(_text(scope).split()), ""), cls)
         if cls is not None and cls.methods.get(parts[1]):  # `S::f` of a static member function
             return [t.copy(text=cls.mangled(parts[1]))]
