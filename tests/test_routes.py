@@ -42,7 +42,6 @@ DISAGREE = {
         "and the PTX route also reports the barrier at line 20, which in later iterations is "
         "reached only by the threads still in the loop (true, a second symptom of one bug)"),
     "uniformity_row_groups_clean.cu": ROW_EXIT,
-    "wl004_row_groups_misaligned.cu": ROW_EXIT,
     "wl009_skip_then_spin.cu": (
         "PTX route extra WL007 between warp 0's flag write and the other warps' spin reads"),
 }

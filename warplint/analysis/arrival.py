@@ -15,7 +15,7 @@ from ..ir import Instr
 from .calls import may_wait
 from .dependence import can_end_normally, only_aborts
 from .divergence import FunctionAnalysis
-from .lanes import FULL, FULL_SET, LaneSet
+from .lanes import FULL, LaneSet
 
 MAX_VISIT = 5000
 MAX_DIVERGENCES = 64  # divergent branches followed per instruction
@@ -51,7 +51,7 @@ def divergences(fa: FunctionAnalysis, block: int, matches: Callable[[Instr], boo
     ends = _normal_ends(fa.cfg)
     for x, s in fa.control_deps(block):
         cond = fa.edge_cond.get((x, s))
-        if cond is None or cond == FULL_SET or block_wide and _block_uniform(cond, fa.lits) \
+        if cond is None or _sends_all_one_way(cond, fa.lits, block_wide) \
                 or only_aborts(fa.cfg, x, s, ends):
             continue
         others = [o for o in fa.cfg.succs(x) if o != s]
@@ -80,12 +80,14 @@ def _normal_ends(cfg) -> set[int]:
     return ends
 
 
-def _block_uniform(cond: LaneSet, lits) -> bool:
-    """Is the branch condition the same in every thread of the block (a kernel parameter, the
-    counter of a uniform loop nested in a divergent one)?  Then every thread that reaches the
-    branch goes the same way: it does not separate the threads missing at a barrier from
-    those that arrive."""
-    return all(bits == FULL and all(lits[x].kind == "uniform" and lits[x].scope == "block"
+def _sends_all_one_way(cond: LaneSet, lits, block_wide: bool) -> bool:
+    """Is the branch condition the same in every lane of the warp (for a warp primitive), or
+    of the block (`block_wide`: a kernel parameter, the counter of a uniform loop nested in a
+    divergent one)?  Then every thread that reaches the branch goes the same way: it does not
+    separate the threads missing at the instruction from those that arrive (the `s > 0` test
+    of a reduction loop after an early return: the missing lanes exited before the loop)."""
+    scopes = ("block",) if block_wide else ("block", "warp")
+    return all(bits == FULL and all(lits[x].kind == "uniform" and lits[x].scope in scopes
                                     for x in cube) for bits, cube in cond.cubes)
 
 
