@@ -357,6 +357,18 @@ def _is_block_group(lw, e) -> bool:
     return isinstance(e, A.FuncCall) and _name(e) in ("this_thread_block", "this_grid") and not _args(e)
 
 
+def auto_group_type(lw, init, t: T) -> T:
+    """The type of `auto block = this_thread_block();` (or `this_grid()`, or a copy of such a
+    variable): the group's, as if written out, so that its `.sync()` is a barrier of the block and
+    its `.thread_rank()` the thread index (an unknown `auto` read them as a tile's)."""
+    from pycparser import c_ast as A
+    if t.name != "__auto_t" or init is None or not _is_block_group(lw, init):
+        return t
+    if isinstance(init, A.ID):
+        return lw.scope.find(init.name).type
+    return t.with_(name="grid_group" if _name(init) == "this_grid" else "thread_block")
+
+
 def _type_name(t):
     return t.name if isinstance(t.name, str) else None
 

@@ -8,7 +8,7 @@ from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym, 
 from ...specials import CUDA_BUILTINS
 from .cxx import REF_MARK
 from .ctype import BOOL, DOUBLE, FLOAT, INT, LL, OPAQUE, UINT, ULL, Kind, T, Unsupported
-from .intrinsics import call
+from .intrinsics import auto_group_type, call
 from .lexer import brief
 from .preprocess import char_value, parse_int
 from .rewrite import BUILTIN_TYPES, MARKERS
@@ -534,6 +534,7 @@ class Lowerer:
             return
         uname = self.unique(d.name)
         reg = Reg(uname)
+        t = auto_group_type(self, d.init, t)
         if d.init is not None:
             if isinstance(d.init, A.InitList):
                 vals = [self.rvalue(e)[0] for e in d.init.exprs]
