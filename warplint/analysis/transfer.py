@@ -466,16 +466,16 @@ def _canonical(cmp: str, a, b, integer: bool, signed: bool):
 
 
 def _shared_alignment(x: Aff, y) -> int:
-    """The largest power of two, up to 32, that the unknown parts of `x` and `y` are both
-    multiples of (an exact value has no unknown part)."""
-    g = 32
+    """The largest number that the unknown parts of `x` and `y` are both multiples of (an exact
+    value has no unknown part): lane offsets within one aligned block of it compare alike.  Not
+    capped at the warp's 32: `i = lane * 4 + k * 128` against a multiple of 128 is one block."""
+    g = 0
     for v in (x, y):
         if not isinstance(v, Aff):
             return 1
         if not v.exact:
-            al = v.align if v.align > 0 else 1
-            g = min(g, al & -al)
-    return g
+            g = gcd(g, v.align if v.align > 0 else 1)
+    return g or 1
 
 
 def _lane_groups(offs, c: int, g: int, cmp: str):
