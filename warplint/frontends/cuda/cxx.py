@@ -39,6 +39,9 @@ construct left that the C parser then rejects is named in the function's note (`
                         `g__values_K(x)`: a copy of the callee (outside classes) with N, S bound to
                         the constants (`if constexpr (S)` folds; a launch `k<24><<<g, b>>>(x)` too);
                         at most MAX_TEMPLATE_COPIES a file
+  compile-time choices  a kernel with `constexpr int U = H % 512 == 0 ? 4 : 2;` (H fixed nowhere
+                        here) -> one copy per value, `k (U = 4)` and `k (U = 2)`, the uses of U
+                        its constant (`_Choices`; at most MAX_CHOICE_COPIES per kernel)
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
@@ -396,6 +399,7 @@ class _Layer:
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
         self.specialising = None  # what a callee's copy is rendered for: a _Lambda, a _TemplateCopy
         self.template_values = _TemplateValues(self)
+        self.choices = _Choices(self)
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
@@ -423,6 +427,7 @@ class _Layer:
             if n.id not in self.lambdas:
                 _Lambda(self, n).plan()
         self.template_values.plan(of("call_expression"))
+        self.choices.plan()
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in map(_called_name, n.children_by_field_name(
@@ -705,7 +710,7 @@ class _Layer:
             if c.type in ("namespace_definition", "linkage_specification", "declaration_list"):
                 out.extend(self.items(c))
             else:
-                item = self.render(ca, cb)
+                item = self.choices.render(c) or self.render(ca, cb)
                 self.template_values.render_copies()
                 out.extend(self.before)
                 self.before = []
@@ -1898,6 +1903,7 @@ class _TemplateValues:
         self.params: dict[int, list] = {}  # template's definition id -> [(name, default, is value)]
         self.copies: dict[tuple, _TemplateCopy] = {}  # (definition id, values) -> its copy
         self.unrendered: list[_TemplateCopy] = []
+        self.made = 0  # copies made (named in order)
         self.noted = False
 
     # -- planning --------------------------------------------------------------------------
@@ -2017,7 +2023,8 @@ class _TemplateValues:
         lay = self.layer
         name = _declarator_name(_function_declarator(callee))
         qual = _namespace_path(callee) + (_text(name),)
-        copy = _TemplateCopy(callee, f"{mangle(qual)}__values_{len(self.copies)}", values)
+        copy = _TemplateCopy(callee, f"{mangle(qual)}__values_{self.made}", values)
+        self.made += 1
         shown = ", ".join(f"{x} = {' '.join(t.text for t in v[1:-1])}" for x, v in values.items())
         lay.display[copy.name] = f"{lay.display.get(mangle(qual), _text(name))} ({shown})"
         if mangle(qual) in lay.ref_params:
@@ -2036,3 +2043,89 @@ class _TemplateValues:
             self.layer.notes.append((self.layer.tok(f), f"more than {MAX_TEMPLATE_COPIES} copies of function "
                                      "templates for their value arguments: this call and later ones use the "
                                      "template with its values unknown"))
+
+
+MAX_CHOICE_COPIES = 4  # copies of one kernel for its compile-time choices
+
+
+class _Choices:
+    """Compile-time choices of a kernel: `constexpr int U = H % 512 == 0 ? 4 : 2;` with `H` a
+    template parameter nothing here fixes is 4 in some instantiations and 2 in others.  Read as one
+    unknown, `lane * U` varies per lane by an unknown step and `i < align_up(n, 32 * U)` is not seen
+    to be warp-uniform.  A kernel (nothing in device code calls it) with such `constexpr` locals is
+    analysed once per combination of their values instead, each a copy named with its values
+    (`combine (U = 4)`), where the uses of each local are its constant.  Only `constexpr` locals:
+    their condition is a compile-time constant, the same in every thread; a run-time condition may
+    differ per lane."""
+
+    def __init__(self, layer: _Layer):
+        self.layer = layer
+        self.kernels: dict[int, list] = {}  # kernel definition id -> [(name, [value tokens, ...])]
+
+    def plan(self) -> None:
+        tv = self.layer.template_values
+        for fn in (d for ds in self.layer.definitions.values() for d in ds):
+            if not any(c.type == "__global__" for c in fn.children):
+                continue
+            found = self.choices(fn)
+            if found and _product(len(v) for _, v, _ in found) <= MAX_CHOICE_COPIES:
+                self.kernels[fn.id] = [(x, v) for x, v, _ in found]
+                tv.plan_copies(fn, {x for x, _, _ in found})
+                for x, _, decl in found:  # in a choice's copy its declaration goes: its uses are constants
+                    self.layer.fix_specialised(decl, lambda n, fn=fn, x=x: [] if self.bound(fn, x) else None)
+
+    def bound(self, fn, name: str) -> bool:
+        """Is a copy of `fn` with a value for `name` being rendered?"""
+        copy = self.layer.specialising
+        return isinstance(copy, _TemplateCopy) and copy.callee == fn and name in copy.values
+
+    def choices(self, fn) -> list:
+        """(name, [each value's tokens], declaration) of `fn`'s constexpr locals whose value is
+        `c ? a : b` with constant branches and a condition that is not constant, declared once."""
+        tv, out, env = self.layer.template_values, [], {}
+        decls = self.layer.declarations(fn)
+        for d in _nodes(fn, ("declaration",)):
+            inits = d.children_by_field_name("declarator")
+            if not any(_text(c) == "constexpr" for c in d.children) or len(inits) != 1 or \
+                    inits[0].type != "init_declarator":
+                continue
+            name, value = _declarator_name(inits[0].child_by_field_name("declarator")), \
+                inits[0].child_by_field_name("value")
+            if name is None or value is None or value.type != "conditional_expression" or \
+                    len(decls.get(_text(name), ())) != 1:
+                continue
+            cond = value.child_by_field_name("condition")
+            branches = [tv.constant(value.child_by_field_name(f), env) for f in ("consequence", "alternative")]
+            if cond is None or tv.constant(cond, env) is not None or None in branches:
+                continue
+            out.append((_text(name), branches, d))
+            env[_text(name)] = branches[0]  # later conditions on it fold in each copy
+        return out
+
+    def render(self, item) -> list[Tok] | None:
+        """The top-level `item`, when it is a kernel with choices, as its copies; else None."""
+        fn = item.named_children[-1] if item.type == "template_declaration" and item.named_children else item
+        found = self.kernels.get(fn.id)
+        if not found or self.layer.specialising is not None:
+            return None
+        out: list[Tok] = []
+        for values in _combinations(found):
+            copy = self.layer.template_values.new_copy(fn, values)
+            out.extend(self.layer.copy_of(fn, copy))
+        return out
+
+
+def _product(ns) -> int:
+    out = 1
+    for n in ns:
+        out *= n
+    return out
+
+
+def _combinations(found) -> list[dict]:
+    """Every assignment of one value to each choice, in order."""
+    out = [{}]
+    for name, values in found:
+        out = [dict(o, **{name: v}) for o in out for v in values]
+    return out
+
