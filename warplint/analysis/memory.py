@@ -233,7 +233,12 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     accesses = [a for a in fa.accesses if "atom" != a.instr.op and "red" != a.instr.op]
     if not accesses or not any(a.store for a in accesses):
         return []
+    if len(accesses) <= MAX_PENDING:  # the work bound cannot be reached: follow only those
+        accesses = _racing(accesses)   # that may race (the others change no pair's outcome)
+        if not accesses:
+            return []
     by_instr = {id(a.instr): a for a in accesses}
+    base_of = {id(a.instr): _base(a) for a in accesses}
     cfg = fa.cfg
     order = cfg.rpo()
     position = {b: k for k, b in enumerate(order)}
@@ -256,8 +261,10 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                 acc = by_instr.get(id(ins))
                 if acc is None:
                     continue
-                for prev in flow.pending.values():
-                    if not _exclusive(prev, acc, fa.lits, in_loop):
+                base = base_of[id(ins)]
+                for key, prev in flow.pending.items():
+                    if base_of[key] == base and _may_race(prev, acc) \
+                            and not _exclusive(prev, acc, fa.lits, in_loop):
                         _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane, shifts)
                 if flow.execute(acc):
                     _note(fa, PENDING_NOTE)
@@ -268,6 +275,47 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
         if not changed:
             break
     return list(hazards.values())
+
+
+def _base(acc: MemAccess) -> int | None:
+    """The abstract base of an access's address; None where it is not an `Aff` (such an
+    access meets none: see `_conflict`)."""
+    return acc.addr.base if isinstance(acc.addr, Aff) else None
+
+
+def _may_race(first: MemAccess, then: MemAccess) -> bool:
+    """Could `_ordered_conflict(first, then, ...)` find a conflict, judging by what the two
+    accesses are (not where they run or which lanes): a write and a read, in that order or the
+    other, at addresses of one base in spaces that can be the same memory.  Pairs that cannot
+    are never compared (most pairs of a large function)."""
+    if not (first.store and then.load or first.load and then.store):
+        return False
+    base = _base(first)
+    return base is not None and base == _base(then) \
+        and (first.space == then.space or "generic" in (first.space, then.space))
+
+
+def _racing(accesses: list[MemAccess]) -> list[MemAccess]:
+    """The accesses that `_may_race` with some access (themselves included: a loop runs an
+    access again), in their order."""
+    loads: dict[int, set[str]] = {}  # base -> the spaces read at it
+    stores: dict[int, set[str]] = {}
+    for a in accesses:
+        base = _base(a)
+        if base is not None:
+            if a.load:
+                loads.setdefault(base, set()).add(a.space)
+            if a.store:
+                stores.setdefault(base, set()).add(a.space)
+    def races(a):
+        base = _base(a)
+        return a.store and _meets(a.space, loads.get(base)) or a.load and _meets(a.space, stores.get(base))
+    return [a for a in accesses if races(a)]
+
+
+def _meets(space: str, spaces: set[str] | None) -> bool:
+    """Can an access in `space` touch the memory of one in some space of `spaces`?"""
+    return bool(spaces) and (space in spaces or space == "generic" or "generic" in spaces)
 
 
 def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, caller_pointers: bool,
