@@ -7,7 +7,8 @@ brings the callee's (`$t.__0` is the inlined copy's `$ret@1.__0`).
 
 A device function with no caller to inline it into is analysed alone, where its arguments are
 unknown: `with_varying_arguments` gives it a caller that passes its thread index for every number
-parameter (the other extreme from the analysis's default, arguments the same in every lane).
+parameter, and a member function an object of the thread's own (the other extreme from the
+analysis's default, arguments and objects the same in every lane).
 Only findings that hold under both count (`pipeline.check`)."""
 from __future__ import annotations
 
@@ -79,11 +80,27 @@ def with_varying_arguments(fn: Function, module, table: dict[str, list[Function]
     if module.language == "ptx":
         return fn
     bases = address_params(inline_calls(fn, module, set(), table))
-    prologue = [Instr("mov.u32", (Reg(p),), (Reg("%tid.x"),), fn.loc) for p in fn.params if p not in bases]
+    prologue = [Instr("mov.u32", (Reg(p),), (Reg("%tid.x"),), fn.loc) for p in fn.params
+                if p not in bases and p != OBJECT]
+    if OBJECT in fn.params:
+        prologue += own_object(module, fn.loc)
     if not prologue:
         return fn
     return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, prologue + list(fn.body), fn.loc,
                     fn.display_name)
+
+
+OBJECT = "this"  # the object parameter of a member function (the C++ layer's `S__f(struct S *this, ...)`)
+_OWN = "__own_object"
+
+
+def own_object(module, loc) -> list[Instr]:
+    """`this` pointing to an object of the thread's own (a local `S obj;` in every thread, as
+    nccl's `Primitives`), whose fields differ per lane: the other extreme from one object that
+    every lane shares.  Its fields live in the variable's register (see `local_objects`)."""
+    module.state_spaces["&" + _OWN] = "local"
+    return [Instr("mov.u32", (Reg(_OWN),), (Reg("%tid.x"),), loc),
+            Instr("mov.u64", (Reg(OBJECT),), (Sym("&" + _OWN),), loc)]
 
 
 _UNSCALED = ("mov", "cvt", "cvta", "add", "sub")  # keep an address's base (`mul`/`shl` scale indices)
