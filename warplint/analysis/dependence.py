@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from ..cfg import CFG, EXIT
 from ..ir import Addr
+from .bounds import Implications
 from .domain import negate
 from .liveness import registers
 from .local_objects import pointer_base
@@ -61,6 +62,7 @@ class ControlDependence:
         self.loop_exits = loop_exits(cfg)
         self.ends = can_end_normally(cfg)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
+        self.implications: Implications | None = None  # made with the first edge conditions
 
     def deps(self, b: int) -> int:
         return len(self.cd.get(b, ()))
@@ -77,7 +79,12 @@ class ControlDependence:
         """Lanes of block `b`: from its forward control dependences (a branch before it in
         program order); a loop exit test whose condition differs between lanes adds "in the
         first iteration, or among the lanes still iterating" (temporal divergence).  `cheap`
-        (past the work bound): a block with many dependences gets some of the entry lanes."""
+        (past the work bound): a block with many dependences gets some of the entry lanes.
+        A per-lane test that a warp test of the same lanes implies is dropped (bounds.py)."""
+        lanes = self._block_lanes(masks, b, cheap)
+        return self.implications.simplify(lanes) if self.implications is not None else lanes
+
+    def _block_lanes(self, masks: dict[int, LaneSet], b: int, cheap: bool) -> LaneSet:
         deps = self.cd.get(b)
         if not deps:
             return self.entry_mask
@@ -172,6 +179,8 @@ class ControlDependence:
         """The conditions of `b`'s out-edges, from the value its branch decides on.  Returns
         whether one changed."""
         cfg = self.cfg
+        if self.implications is None:
+            self.implications = Implications(self.lits, ev.terms)
         succs = cfg.succs(b)
         if len(succs) < 2:
             new = {(b, s): FULL_SET for s in succs}

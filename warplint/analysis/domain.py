@@ -92,8 +92,9 @@ class Joins:
             return {}
         if len(incoming) == 1 and incoming[0].lanes == lanes:
             return dict(incoming[0].env)
-        whole = self.lane_part(lanes)
-        divergent = any(self.lane_part(i.lanes) != whole for i in incoming if not i.back)
+        forward = [i for i in incoming if not i.back]
+        whole = self.lane_part(LaneSet.union([i.lanes for i in forward]))  # (the lanes back edges
+        divergent = any(self.lane_part(i.lanes) != whole for i in forward)  # bring are among these)
         if loop_writes is not None and any(i.back for i in incoming):
             incoming = [i if not i.back else i._replace(env={k: v for k, v in i.env.items()
                                                              if k in loop_writes or not isinstance(k, str)})
