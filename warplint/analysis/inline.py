@@ -97,9 +97,10 @@ _OWN = "__own_object"
 def own_object(module, loc) -> list[Instr]:
     """`this` pointing to an object of the thread's own (a local `S obj;` in every thread, as
     nccl's `Primitives`), whose fields differ per lane: the other extreme from one object that
-    every lane shares.  Its fields live in the variable's register (see `local_objects`)."""
+    every lane shares.  Its fields live in the variable's register (see `local_objects`), an
+    unknown of each thread's own (an opaque call with the lane among its inputs)."""
     module.state_spaces["&" + _OWN] = "local"
-    return [Instr("mov.u32", (Reg(_OWN),), (Reg("%tid.x"),), loc),
+    return [Instr("call", (Reg(_OWN),), (Sym("__fields_of_own_object"), Reg("%laneid")), loc),
             Instr("mov.u64", (Reg(OBJECT),), (Sym("&" + _OWN),), loc)]
 
 
