@@ -249,7 +249,9 @@ def _cyclic_gc_paused():
     """The front ends and the analysis build many small objects that live as long as the file's
     result and hold no garbage cycles worth finding: the cyclic collector's scans of them cost
     about 30% of a large file.  Paused while a file is linted: reference counting still frees
-    what is dropped, and cycles are collected once the collector is back on."""
+    what is dropped.  The objects made meanwhile then join the oldest generation without a scan
+    (freeze, unfreeze: the first young collection would scan them all, 0.45 s on a large file);
+    cycles among them are collected with that generation."""
     if not gc.isenabled():  # paused already (a caller, or another file on another thread)
         yield
         return
@@ -257,6 +259,8 @@ def _cyclic_gc_paused():
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()
         gc.enable()
 
 

@@ -374,6 +374,7 @@ class _Frozen:
     fenced: frozenset  # of (instruction id, barrier)
     skipped: frozenset  # of (instruction id, barrier)
     loops_of: dict = field(default_factory=dict, compare=False)  # `carried` as a dict
+    by_key: dict = field(default_factory=dict, compare=False)  # `pending` by instruction id
 
 
 class _Flow:
@@ -396,6 +397,9 @@ class _Flow:
     def join(self, state: _Frozen, header: int | None) -> None:
         """Add the state flowing in over one edge (`header`: the block it enters, when the edge
         is a loop's back edge)."""
+        if header is None and not (self.pending or self.fenced or self.skipped):
+            self._copy(state)  # the first edge in: the state as it is (most blocks have one)
+            return
         carried = state.loops_of
         for acc in state.pending:
             key = id(acc.instr)
@@ -409,6 +413,13 @@ class _Flow:
                 self.carried[key] = self.carried.get(key, frozenset()) | loops
         self.fenced.update(state.fenced)
         self.skipped.update(state.skipped)
+
+    def _copy(self, state: _Frozen) -> None:
+        self.pending = dict(state.by_key)
+        self.carried = dict(state.loops_of)
+        self.fresh = set(state.fresh)
+        self.fenced = dict(state.fenced)
+        self.skipped = dict(state.skipped)
 
     def only_carried(self, key: int) -> frozenset | None:
         """The loops crossed since access `key` ran, when it is pending only from earlier
@@ -452,7 +463,7 @@ class _Flow:
         carried = {k: v for k, v in self.carried.items() if k in keys}
         return _Frozen(tuple(self.pending.values()), frozenset(carried.items()),
                        frozenset(self.fresh & keys), frozenset(self.fenced.items()),
-                       frozenset(self.skipped.items()), carried)
+                       frozenset(self.skipped.items()), carried, dict(self.pending))
 
 
 def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
