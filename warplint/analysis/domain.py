@@ -21,7 +21,7 @@ from operator import is_not
 from typing import NamedTuple
 
 from .lanes import EMPTY, FULL, LaneSet, Literals
-from .values import ZEROS, Aff, Pred, Terms, Unk, is_uniform, join_offsets, scope_of, wider
+from .values import ZEROS, Aff, Pred, Terms, Unk, is_uniform, join_offsets, scope_of, steps_from, wider
 
 
 class MergePoint(NamedTuple):
@@ -65,6 +65,7 @@ class Joins:
         self.terms = terms
         self.lits = lits
         self.widened: dict[MergePoint, int] = {}  # the alignment each point's join last gave
+        self.round_back_edge = False  # joining at a loop header (values from round the loop)
         self._lane_parts: dict[LaneSet, LaneSet] = {}
 
     def point(self, block: int | None, reg: str) -> MergePoint:
@@ -101,8 +102,10 @@ class Joins:
                         for i in incoming]
         out, differing = self._union(incoming, divergent)
         forward = [i for i in incoming if not i.back] or incoming
+        self.round_back_edge = any(i.back for i in incoming)
         for k in differing:
             out[k] = self._meet(block, k, incoming, forward, divergent)
+        self.round_back_edge = False
         return out
 
     @staticmethod
@@ -232,7 +235,8 @@ class Joins:
     def _join_affine(self, point: MergePoint, t: int, a: Aff, v: Aff):
         j = join_offsets(a, v)
         scope = wider(a.scope, v.scope)
-        if j is not None:
+        if j is not None and self.round_back_edge:
+            self._note_moves(t, a, v)
             off, align = j
             if a.base == t:
                 off = a.off
@@ -246,3 +250,14 @@ class Joins:
         if a.uniform and v.uniform:
             return Aff(t, ZEROS, 1, scope)
         return Unk(t)
+
+    def _note_moves(self, t: int, a: Aff, v: Aff) -> None:
+        """Where one value comes in from before the loop (`start`) and the other is it or the
+        merged value plus block-uniform steps (its offsets moved by a constant), the merged
+        value is `start` plus steps the same in the whole block (values.difference_scope)."""
+        terms = self.terms
+        for start, back in ((a, v), (v, a)):
+            if start.base and start.base != t and not steps_from(terms, start.base, t) and (
+                    steps_from(terms, back.base, t) or steps_from(terms, back.base, start.base)):
+                terms.note_moves(t, start.base)
+                return

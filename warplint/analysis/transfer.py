@@ -7,8 +7,8 @@ from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
-from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, exact, is_uniform, join_offsets,
-                     pred_of, scope_of, wider)
+from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact, is_uniform,
+                     join_offsets, pred_of, scope_of, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -239,6 +239,8 @@ class Evaluator:
                 return None
             # two unknown bases: a new uniform base plus the per-lane offsets
             t = self.terms.get((op, a.base, b.base), op)
+            self.terms.note_scope(a.base, a.scope)
+            self.terms.note_scope(b.base, b.scope)
             sign = 1 if op == "add" else -1
             off = tuple(x + sign * y for x, y in zip(a.off, b.off))
             return Aff(t, off, _gcd(a.align, b.align), wider(a.scope, b.scope))
@@ -326,8 +328,9 @@ class Evaluator:
         if self.uniform(a) and self.uniform(b):
             scope = wider(self.scope(a), self.scope(b))
             lit = self.lits.get(key, "uniform", scope, text, loc)
-        elif _in_step(a, b):
-            lit = self.lits.get(key, "uniform", wider(a.scope, b.scope), text, loc)
+        elif _in_step(a, b):  # block-wide where what varies between warps cancels
+            scope = difference_scope(self.terms, a.base, b.base) or wider(a.scope, b.scope)
+            lit = self.lits.get(key, "uniform", scope, text, loc)
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
         return Pred(LaneSet.lit(-lit if negate else lit))

@@ -154,13 +154,93 @@ def scope_of(v) -> str:
 
 
 class Terms(Interned):
-    """Value computations as small ints, with their text."""
+    """Value computations as small ints, with their text.  Two facts about terms are kept
+    for `difference_scope`: where an operand of a sum of two unknowns is one value
+    (`scopes`), and which loop-merged terms move from another term by block-uniform steps
+    (`moves_from`: `j = threadIdx.x; ...; j += blockDim.x`)."""
 
     def __init__(self):
         super().__init__("")
+        self.scopes: dict[int, str] = {}
+        self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
+        self._keys: list = [None]  # term -> its key, filled when asked
 
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
+
+    def key_of(self, term: int):
+        keys = self._keys
+        if len(keys) < len(self.info):
+            keys.extend(k for k, _ in list(self.items())[len(keys) - 1:])
+        return keys[term] if 0 < term < len(keys) else None
+
+    def note_scope(self, term: int, scope: str) -> None:
+        if term:
+            self.scopes.setdefault(term, scope)
+
+    def note_moves(self, merged: int, start: int) -> None:
+        """`merged` (a loop header's value) is `start` plus block-uniform steps."""
+        known = self.moves_from.get(merged)
+        if known is None:
+            self.moves_from[merged] = start
+        elif known != start:
+            self.moves_from[merged] = 0
+
+
+MAX_DEPTH = 16
+
+
+def _linear(terms: Terms, t: int, stop: int = 0, depth: int = 0) -> dict | None:
+    """{atom: coefficient} with `t` the sum of the atoms: sums and differences of two unknowns
+    are opened, a loop-merged term is its start plus its steps (an atom of its own, block
+    uniform); `stop` is kept closed.  None past MAX_DEPTH."""
+    if not t:
+        return {}
+    if depth > MAX_DEPTH:
+        return None
+    start = terms.moves_from.get(t) if t != stop else None
+    if start:
+        inner = _linear(terms, start, stop, depth + 1)
+        return None if inner is None else _plus(inner, {("steps", t): 1}, 1)
+    key = terms.key_of(t) if t != stop else None
+    if isinstance(key, tuple) and len(key) == 3 and key[0] in ("add", "sub") \
+            and type(key[1]) is int and type(key[2]) is int:
+        x, y = _linear(terms, key[1], stop, depth + 1), _linear(terms, key[2], stop, depth + 1)
+        return None if x is None or y is None else _plus(x, y, 1 if key[0] == "add" else -1)
+    return {t: 1}
+
+
+def _plus(a: dict, b: dict, sign: int) -> dict:
+    out = dict(a)
+    for k, c in b.items():
+        out[k] = out.get(k, 0) + sign * c
+    return {k: c for k, c in out.items() if c}
+
+
+def _block_uniform(terms: Terms, atom) -> bool:
+    if isinstance(atom, tuple):  # a loop's steps, recorded only when block uniform
+        return True
+    if terms.scopes.get(atom) == "block":
+        return True
+    key = terms.key_of(atom)
+    return isinstance(key, tuple) and len(key) == 2 and key[0] in ("param", "dparam")
+
+
+def difference_scope(terms: Terms, a: int, b: int) -> str | None:
+    """"block" when the unknowns `a - b` is the same in every thread of the block: the parts
+    that vary between warps cancel (`j` from threadIdx.x by steps of blockDim.x against
+    `n + threadIdx.x`); None when that is not known."""
+    x, y = _linear(terms, a), _linear(terms, b)
+    if x is None or y is None:
+        return None
+    return "block" if all(_block_uniform(terms, atom) for atom in _plus(x, y, -1)) else None
+
+
+def steps_from(terms: Terms, x: int, t: int) -> bool:
+    """Is `x` the term `t` plus block-uniform parts (a back edge's `j + blockDim.x`)?"""
+    form = _linear(terms, x, stop=t)
+    return form is not None and form.get(t) == 1 and all(
+        _block_uniform(terms, atom) for atom, c in form.items() if atom != t)
 
 
 
