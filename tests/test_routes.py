@@ -55,6 +55,10 @@ DISAGREE = {
         "PTX route: nvcc rotates the loop, and the lanes of the tail warp past n are also reported "
         "as read after they exit (WL005, a second symptom of the same bug; the direct route "
         "reports the lanes that skip the shuffles, WL004)"),
+    "uniformity_uniform_choice_of_lane_offsets_clean.cu": (
+        "PTX route: nvcc turns the if/else into a selp of two per-lane values on a block-uniform "
+        "predicate, which the evaluator takes as a per-lane unknown (the direct route joins the "
+        "two paths, a block-wide choice, and keeps lane * 4 plus a multiple of 128)"),
     "wl009_skip_then_spin.cu": (
         "PTX route extra WL007 between warp 0's flag write and the other warps' spin reads"),
 }

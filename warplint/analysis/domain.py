@@ -235,8 +235,9 @@ class Joins:
     def _join_affine(self, point: MergePoint, t: int, a: Aff, v: Aff):
         j = join_offsets(a, v)
         scope = wider(a.scope, v.scope)
-        if j is not None and self.round_back_edge:
-            self._note_moves(t, a, v)
+        if j is not None:
+            if self.round_back_edge:
+                self._note_moves(t, a, v)
             off, align = j
             if a.base == t:
                 off = a.off
