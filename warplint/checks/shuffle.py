@@ -190,7 +190,25 @@ def _grows(v) -> bool:
     return isinstance(v, Aff) and not v.uniform and all(x <= y for x, y in zip(v.off, v.off[1:]))
 
 
+_LACKS: dict = {}  # (id(lits), reader, source, lane < j) -> (lits, answer); lits held: ids stay unique
+
+
 def _can_lack(reader: list, source: list, lane: int, j: int, lits, order: dict[int, int]) -> bool:
+    """`_search_lack`, remembered: the 32 lanes of a shuffle ask the same few questions (the
+    answer depends on the two lanes only through their formulas and which is lower; `order` is
+    `_lane_order(lits)`)."""
+    key = (id(lits), tuple(map(tuple, reader)), tuple(source), lane < j)
+    hit = _LACKS.get(key)
+    if hit is not None and hit[0] is lits:
+        return hit[1]
+    if len(_LACKS) > 4096:
+        _LACKS.clear()
+    answer = _search_lack(reader, source, lane, j, lits, order)
+    _LACKS[key] = (lits, answer)
+    return answer
+
+
+def _search_lack(reader: list, source: list, lane: int, j: int, lits, order: dict[int, int]) -> bool:
     """Is there a valuation of the conditions under which lane `lane` satisfies every formula
     in `reader` while lane `j` does not satisfy `source`?  A warp-uniform condition has one
     value for both lanes; a per-lane condition may differ between them, except that one that
