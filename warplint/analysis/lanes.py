@@ -23,7 +23,6 @@ analysis can say its results are approximate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 
 from .interned import Interned
 
@@ -328,11 +327,40 @@ def _widen(bits: int, what) -> LaneSet:
 
 # -- truth-table reasoning ---------------------------------------------------------------
 
-def _eval(formula: list[frozenset], val: dict[int, bool]) -> bool:
-    for lits in formula:
-        if all(val[abs(x)] == (x > 0) for x in lits):
-            return True
-    return False
+# A truth table over the 2**n valuations of n conditions is an int: bit v is the value under
+# valuation v, where condition k (its index) is true if bit k of v is set.  One and/or of two
+# tables decides all valuations at once (at most 2**MAX_VARS bits).
+
+_VAR_TABLES: dict[tuple[int, int], int] = {}
+
+
+def _var_table(k: int, n: int) -> int:
+    """The table of condition k alone: true in the upper half of each period of 2**(k+1)."""
+    table = _VAR_TABLES.get((k, n))
+    if table is None:
+        half = 1 << k
+        period = ((1 << half) - 1) << half
+        repeats = ((1 << (1 << n)) - 1) // ((1 << 2 * half) - 1)  # 1 every 2**(k+1) bits
+        table = _VAR_TABLES[(k, n)] = period * repeats
+    return table
+
+
+def _table(formula: list[frozenset], index: dict[int, int], n: int) -> int:
+    """The table of a disjunction of cubes (conjunctions of literals; -x: x is false)."""
+    every = (1 << (1 << n)) - 1
+    out = 0
+    for cube in formula:
+        t = every
+        for x in cube:
+            v = _var_table(index[abs(x)], n)
+            t &= v if x > 0 else every & ~v
+        out |= t
+    return out
+
+
+def _tables(vars_: list[int], *formulas: list[frozenset]) -> list[int]:
+    index = {x: k for k, x in enumerate(vars_)}
+    return [_table(f, index, len(vars_)) for f in formulas]
 
 
 def _exec_formula(s: LaneSet, lits: "Literals | None") -> list[frozenset]:
@@ -381,22 +409,10 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None) ->
             vars_ = sorted({abs(x) for f in (fa, fm, ex) for l in f for x in l})
             if len(vars_) > MAX_VARS:
                 return compare_roughly(active, member)
-            a_not_m_any = a_not_m_all = m_not_a_any = m_not_a_all = False
-            a_not_m_all = m_not_a_all = True
-            seen_exec = False
-            for values in product((False, True), repeat=len(vars_)):
-                val = dict(zip(vars_, values))
-                if not _eval(ex, val):
-                    continue
-                seen_exec = True
-                a, m = _eval(fa, val), _eval(fm, val)
-                a_not_m_any |= a and not m
-                m_not_a_any |= m and not a
-                a_not_m_all &= a and not m
-                m_not_a_all &= m and not a
-            if not seen_exec:
-                a_not_m_all = m_not_a_all = False
-            cache[key] = (a_not_m_any, a_not_m_all, m_not_a_any, m_not_a_all)
+            e, a, m = _tables(vars_, ex, fa, fm)  # where it executes, is active, is a member
+            a_only, m_only = e & a & ~m, e & m & ~a
+            # (some, every) executing valuation has the lane active and not a member; the converse
+            cache[key] = (a_only != 0, e != 0 and a_only == e, m_only != 0, e != 0 and m_only == e)
         for k, hit in enumerate(cache[key]):
             if hit:
                 masks[k] |= 1 << lane
@@ -435,13 +451,8 @@ def definite_bits(s: LaneSet, lits: "Literals | None" = None) -> int:
             if len(vars_) > MAX_VARS:
                 cache[key] = False
             else:
-                ok = True
-                for values in product((False, True), repeat=len(vars_)):
-                    val = dict(zip(vars_, values))
-                    if _eval(ex, val) and not _eval(f, val):
-                        ok = False
-                        break
-                cache[key] = ok
+                e, in_s = _tables(vars_, ex, f)
+                cache[key] = e & ~in_s == 0  # in `s` wherever `s` is non-empty
         if cache[key]:
             out |= 1 << lane
     return out
