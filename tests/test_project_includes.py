@@ -114,3 +114,21 @@ def test_header_in_an_include_folder_above_the_file_is_read(tree, include):
     k = write(tree / "src/device/kernel.cuh", KERNEL.format(include=include))
     result = lint(k)
     assert rules(result) == [] and notes(result) == []
+
+
+@pytest.mark.parametrize("include", ['"proj/common/warp.cuh"', "<proj/common/warp.cuh>"])
+def test_header_in_a_package_include_tree_is_read(tree, include):
+    """DeepEP's csrc/kernels/x.cuh includes <deep_ep/common/exception.cuh> from
+    deep_ep/include/deep_ep/common/ (its build gives -I deep_ep/include): for "proj/x.h", the
+    proj/include/ folder of each directory above the file is looked in too."""
+    write(tree / "proj/include/proj/common/warp.cuh", WARP_HEADER)
+    k = write(tree / "csrc/kernels/kernel.cuh", KERNEL.format(include=include))
+    result = lint(k)
+    assert rules(result) == [] and notes(result) == []
+
+
+def test_package_include_tree_stays_inside_the_linted_tree(tree):
+    """The package folder is looked for only under directories inside the linted tree."""
+    write(tree.parent / "proj/include/proj/common/warp.cuh", WARP_HEADER)
+    k = write(tree / "csrc/kernel.cuh", KERNEL.format(include="<proj/common/warp.cuh>"))
+    assert "WL002" in rules(lint(k))  # not read: get_warp_idx() stays unknown

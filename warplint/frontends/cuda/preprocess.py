@@ -317,14 +317,17 @@ class Preprocessor:
     def include_candidates(self, name: str, angled: bool, path: str) -> list[str]:
         """Where `name` is looked for, in order: next to the including file (for "name" only),
         the -I directories, then under each directory above the including file up to the linted
-        tree's root, and under its `include/` folder (the -I a build system would give:
-        include/<proj>/... from a nested file, nccl's src/include for src/device/x.h)."""
+        tree's root, under its `include/` folder (the -I a build system would give:
+        include/<proj>/... from a nested file, nccl's src/include for src/device/x.h) and, for
+        "proj/x.h", under its `proj/include/` folder (a package's own include tree)."""
         here = os.path.dirname(path) or "."
         cands = [] if angled else [os.path.join(here, name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
         seen = set(map(os.path.abspath, cands))
+        project = name.split("/")[0] if "/" in name else None  # <proj/x.h> in proj/include/proj/x.h
         for d in _dirs_up_to(os.path.abspath(here), os.path.abspath(self.readable_roots[0])):
-            for c in (os.path.join(d, name), os.path.join(d, "include", name)):
+            nested = (os.path.join(d, project, "include", name),) if project else ()
+            for c in (os.path.join(d, name), os.path.join(d, "include", name), *nested):
                 if os.path.abspath(c) not in seen:
                     seen.add(os.path.abspath(c))
                     cands.append(c)
