@@ -27,9 +27,6 @@ class Implications:
     def __init__(self, lits: Literals, terms: Terms):
         self.lits = lits
         self.terms = terms
-        self._lit_keys: list = [None]  # literal id -> its key
-        self._term_keys: dict[int, object] = {}  # term id -> its key
-        self._term_count = 0
         self._simplified: dict[LaneSet, LaneSet] = {}
         self._implied: dict[tuple, bool] = {}
 
@@ -60,7 +57,7 @@ class Implications:
         key = (u, x, bits)
         known = self._implied.get(key)
         if known is None:
-            known = self._below_rounded_bound(self._lit_key(u), self._lit_key(x), bits)
+            known = self._below_rounded_bound(self.lits.key_of(u), self.lits.key_of(x), bits)
             if len(self._implied) < MAX_REMEMBERED:
                 self._implied[key] = known
         return known
@@ -85,30 +82,17 @@ class Implications:
 
     def _rounds_down(self, term: int, y: Aff, g: int) -> bool:
         """Is the term `y / k * k` or `y & ~(k - 1)`, with k a multiple of g (so at most y)?"""
-        key = self._term_key(term)
+        key = self.terms.key_of(term)
         if not isinstance(key, tuple) or len(key) < 3:
             return False
         if key[0] == "mul" and isinstance(key[2], int) and key[2] > 0 and key[2] % g == 0:
-            inner = self._term_key(key[1]) if isinstance(key[1], int) else None
+            inner = self.terms.key_of(key[1]) if isinstance(key[1], int) else None
             return (isinstance(inner, tuple) and len(inner) == 2 and inner[0] == "div"
                     and inner[1][0] == y and isinstance(inner[1][1], Aff) and inner[1][1].const() == key[2])
         if key[0] == "and" and len(key) == 4 and key[1] == y.base and key[2] == 0 and isinstance(key[3], int):
             low = key[3] & -key[3]  # the evaluator made this term only for masks that clear low bits
             return low > 0 and low % g == 0
         return False
-
-    def _lit_key(self, lit: int):
-        keys = self._lit_keys
-        if lit >= len(keys):
-            keys.extend(k for k, _ in list(self.lits.items())[len(keys) - 1:])
-        return keys[lit] if lit < len(keys) else None
-
-    def _term_key(self, term: int):
-        if term not in self._term_keys and len(self.terms.info) - 1 > self._term_count:
-            for k, t in self.terms.items():
-                self._term_keys.setdefault(t, k)
-            self._term_count = len(self.terms.info) - 1
-        return self._term_keys.get(term)
 
 
 def _is_less_than(key) -> bool:

@@ -65,7 +65,6 @@ class Joins:
         self.terms = terms
         self.lits = lits
         self.widened: dict[MergePoint, int] = {}  # the alignment each point's join last gave
-        self.round_back_edge = False  # joining at a loop header (values from round the loop)
         self._lane_parts: dict[LaneSet, LaneSet] = {}
 
     def point(self, block: int | None, reg: str) -> MergePoint:
@@ -102,10 +101,8 @@ class Joins:
                         for i in incoming]
         out, differing = self._union(incoming, divergent)
         forward = [i for i in incoming if not i.back] or incoming
-        self.round_back_edge = any(i.back for i in incoming)
         for k in differing:
             out[k] = self._meet(block, k, incoming, forward, divergent)
-        self.round_back_edge = False
         return out
 
     @staticmethod
@@ -131,7 +128,8 @@ class Joins:
         """One register's value where the environments meet."""
         point = self.point(block, k)
         merged = None
-        if not divergent and not any(i.back for i in incoming):
+        round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
+        if not divergent and not round_loop:
             exact = self._predicates_by_path(point, k, incoming)
             if exact is not None:
                 return exact
@@ -144,7 +142,7 @@ class Joins:
         acc = present[0]
         for v in present[1:]:
             if v != acc:
-                acc = self.join(point, acc, v)
+                acc = self.join(point, acc, v, round_loop)
         return acc
 
     # -- values -----------------------------------------------------------------------
@@ -202,11 +200,12 @@ class Joins:
         lit = self.lits.get(point, "lane", "lane", f"{point.reg} (merged)")
         return Pred(LaneSet.lit(lit))
 
-    def join(self, point: MergePoint, a, v):
-        """The least upper bound of two values that whole warps take (a uniform choice)."""
+    def join(self, point: MergePoint, a, v, round_loop: bool = False):
+        """The least upper bound of two values that whole warps take (a uniform choice);
+        `round_loop`: at a loop header, one of them comes round the loop."""
         t = self.terms.get(point, f"{point.reg} (merged)")
         if isinstance(a, Aff) and isinstance(v, Aff):
-            return self._join_affine(point, t, a, v)
+            return self._join_affine(point, t, a, v, round_loop)
         if is_uniform(a) and is_uniform(v) and not isinstance(a, Pred):
             return Aff(t, ZEROS, 1, wider(scope_of(a), scope_of(v)))
         if isinstance(a, Pred) or isinstance(v, Pred):
@@ -232,11 +231,11 @@ class Joins:
             scope = wider(scope, self.lits[x].scope)
         return scope if scope != "lane" else "warp"
 
-    def _join_affine(self, point: MergePoint, t: int, a: Aff, v: Aff):
+    def _join_affine(self, point: MergePoint, t: int, a: Aff, v: Aff, round_loop: bool):
         j = join_offsets(a, v)
         scope = wider(a.scope, v.scope)
         if j is not None:
-            if self.round_back_edge:
+            if round_loop:
                 self._note_moves(t, a, v)
             off, align = j
             if a.base == t:

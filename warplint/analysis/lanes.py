@@ -107,17 +107,9 @@ class LaneSet:
                 return self
             if not l1 and b1 & b2 == b2:
                 return other
-        key = (id(self.cubes), id(other.cubes))  # the very same operands (kept with the result)
-        kept = _INTERSECTED.get(key)
-        if kept is not None and kept[0] is self.cubes and kept[1] is other.cubes:
-            STATS["widened"] += kept[3]
-            return kept[2]
-        widened = STATS["widened"]
-        result = self._intersect(other)
-        if len(_INTERSECTED) >= _SIMPLIFIED_MAX:
-            _INTERSECTED.clear()
-        _INTERSECTED[key] = (self.cubes, other.cubes, result, STATS["widened"] - widened)
-        return result
+        # the very same operands (by identity, kept with the result)
+        return _remembered(_INTERSECTED, (id(self.cubes), id(other.cubes)), (self.cubes, other.cubes),
+                           lambda: self._intersect(other))
 
     def _intersect(self, other: "LaneSet") -> "LaneSet":
         if len(self.cubes) * len(other.cubes) > PRODUCT_CAP and _overlapping_pairs(self, other) > PRODUCT_CAP:
@@ -209,7 +201,7 @@ FULL_SET = LaneSet([(FULL, _NOLITS)])
 EMPTY = LaneSet()
 
 
-_SIMPLIFIED: dict[tuple, tuple] = {}  # cubes as given -> (the set, how many sets it widened)
+_SIMPLIFIED: dict[tuple, tuple] = {}  # cubes as given -> ((), the set, how many sets it widened)
 _SIMPLIFIED_MAX = 1 << 14  # entries kept before a memo starts afresh (a few MB)
 # intersections of the very same cube sets (by identity: equal sets may list their cubes in
 # another order) -> (the two operands' cubes, the result, how many sets it widened)
@@ -228,16 +220,22 @@ def _simplify(cubes: list) -> LaneSet:
     (the simplification's result can depend on it); a kept result that widened counts again."""
     if len(cubes) <= 1:
         return _simplify_cubes(cubes)
-    key = tuple(cubes)
-    kept = _SIMPLIFIED.get(key)
-    if kept is not None:
-        STATS["widened"] += kept[1]
-        return kept[0]
+    return _remembered(_SIMPLIFIED, tuple(cubes), (), lambda: _simplify_cubes(cubes))
+
+
+def _remembered(memo: dict, key, held: tuple, compute) -> LaneSet:
+    """`compute()`, kept in `memo` under `key` (emptied past _SIMPLIFIED_MAX entries) with how
+    many sets it widened, counted again on a hit.  `held`: the objects `key` names by identity,
+    kept with the result so that a hit is for the very same ones."""
+    kept = memo.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept[0], held)):
+        STATS["widened"] += kept[2]
+        return kept[1]
     widened = STATS["widened"]
-    result = _simplify_cubes(cubes)
-    if len(_SIMPLIFIED) >= _SIMPLIFIED_MAX:
-        _SIMPLIFIED.clear()
-    _SIMPLIFIED[key] = (result, STATS["widened"] - widened)
+    result = compute()
+    if len(memo) >= _SIMPLIFIED_MAX:
+        memo.clear()
+    memo[key] = (held, result, STATS["widened"] - widened)
     return result
 
 

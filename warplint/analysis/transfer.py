@@ -168,12 +168,12 @@ class Evaluator:
 
     def _remainder_of(self, term: int):
         """(y, m) when `term` is the unknown result of `y % m` (m a constant), else (None, 0)."""
-        for key, t in self.terms.items():
-            if t == term and isinstance(key, tuple) and len(key) == 2 and key[0] == "rem":
-                y, m = key[1]
-                m = m.const() if isinstance(m, Aff) else None
-                if isinstance(y, Aff) and y.uniform and not y.exact and m is not None:
-                    return y, m
+        key = self.terms.key_of(term)
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == "rem":
+            y, m = key[1]
+            m = m.const() if isinstance(m, Aff) else None
+            if isinstance(y, Aff) and y.uniform and not y.exact and m is not None:
+                return y, m
         return None, 0
 
     def _known(self, v: Aff) -> Aff:

@@ -163,16 +163,9 @@ class Terms(Interned):
         super().__init__("")
         self.scopes: dict[int, str] = {}
         self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
-        self._keys: list = [None]  # term -> its key, filled when asked
 
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
-
-    def key_of(self, term: int):
-        keys = self._keys
-        if len(keys) < len(self.info):
-            keys.extend(k for k, _ in list(self.items())[len(keys) - 1:])
-        return keys[term] if 0 < term < len(keys) else None
 
     def note_scope(self, term: int, scope: str) -> None:
         if term:

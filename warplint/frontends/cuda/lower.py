@@ -664,9 +664,7 @@ class Lowerer:
         vals = [self.rvalue(x)[0] for x in _braced(e).exprs]
         for k, v in enumerate(vals):
             self.emit("mov.b32", (Reg(f"$ret.__{k}"),), (v,), loc)
-        d = self.temp()
-        self.emit("call", (d,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
-        return d, self.ctype(e.type.type) if isinstance(e, A.CompoundLiteral) else OPAQUE
+        return self.initlist(vals, loc), self.ctype(e.type.type) if isinstance(e, A.CompoundLiteral) else OPAQUE
 
     def copy_parts(self, reg: str, init, v, loc) -> None:
         """`T x = f(...)` of a function with braced returns: x's parts are the result's."""
@@ -1226,10 +1224,13 @@ class Lowerer:
         return r
 
     def e_InitList(self, e):
-        vals = [self.rvalue(x)[0] for x in e.exprs]
+        return self.initlist([self.rvalue(x)[0] for x in e.exprs], self.loc(e)), OPAQUE
+
+    def initlist(self, vals: list, loc) -> Reg:
+        """The value of braces `{a, b}` (an opaque value built from the first 8)."""
         d = self.temp()
-        self.emit("call", (d,), (Sym("$initlist"),) + tuple(vals[:8]), self.loc(e))
-        return d, OPAQUE
+        self.emit("call", (d,), (Sym("$initlist"),) + tuple(vals[:8]), loc)
+        return d
 
     def e_CompoundLiteral(self, e):
         t = self.ctype(e.type.type)
