@@ -235,9 +235,8 @@ class Evaluator:
                 return Aff(a.base, off, a.align, a.scope)
             if a.exact and op == "add":
                 return Aff(b.base, tuple(x + y for x, y in zip(a.off, b.off)), b.align, b.scope)
-            if a.uniform and b.uniform:
-                return None
-            # two unknown bases: a new uniform base plus the per-lane offsets
+            # two unknown bases: a new uniform base plus the per-lane offsets; a multiple of
+            # the alignment both share (32 * A + 32 * B: warp roles split at whole warps)
             t = self.terms.get((op, a.base, b.base), op)
             self.terms.note_scope(a.base, a.scope)
             self.terms.note_scope(b.base, b.scope)
