@@ -42,6 +42,10 @@ construct left that the C parser then rejects is named in the function's note (`
   compile-time choices  a kernel with `constexpr int U = H % 512 == 0 ? 4 : 2;` (H fixed nowhere
                         here) -> one copy per value, `k (U = 4)` and `k (U = 2)`, the uses of U
                         its constant (`_Choices`; at most MAX_CHOICE_COPIES per kernel)
+  type parameters       `G::size()` with G a type parameter used only through static members,
+                        and one class template here with all of them (`warp_group<W, S>`) ->
+                        `(32 * G__W)`: what the member returns, its class's values G's own
+                        unknowns (`_TypeParameters`)
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
@@ -428,6 +432,7 @@ class _Layer:
                 _Lambda(self, n).plan()
         self.template_values.plan(of("call_expression"))
         self.choices.plan()
+        _TypeParameters(self).plan(of("template_declaration"))
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in map(_called_name, n.children_by_field_name(
@@ -2043,6 +2048,126 @@ class _TemplateValues:
             self.layer.notes.append((self.layer.tok(f), f"more than {MAX_TEMPLATE_COPIES} copies of function "
                                      "templates for their value arguments: this call and later ones use the "
                                      "template with its values unknown"))
+
+
+class _TypeParameters:
+    """A function template's type parameter whose only uses are static member calls `G::size()`
+    reads them through the one class template of the file that has all of them as static members
+    returning one expression (`template <int W, int S> struct warp_group { static int size()
+    { return 32 * W; } ... }`): `G::size()` -> `(32 * G__W)`, the class's value parameters
+    unknowns of G's own.  A JIT-compiled kernel binds G only in source made at run time; erased,
+    `G::size()` is an unknown that need not be a multiple of 32, and warp roles split at it look
+    divergent.  No such class, or several: G stays erased."""
+
+    MAX_DEPTH = 4  # members calling members
+
+    def __init__(self, layer: _Layer):
+        self.layer = layer
+
+    def plan(self, templates) -> None:
+        read_as: dict[str, tuple] = {}  # class -> (the class, its type parameters' names)
+        for tmpl in templates:
+            fn = tmpl.named_children[-1] if tmpl.named_child_count else None
+            if fn is None or fn.type != "function_definition" or self.layer.inside_class(tmpl):
+                continue
+            for name, calls in self.member_calls(tmpl, fn).items():
+                cls = self.only_class({m for m, _ in calls})
+                if cls is None:
+                    continue
+                read_as.setdefault(cls.name, (cls, set()))[1].add(name)
+                for member, call in calls:
+                    self.layer.fix_first(call, lambda n, c=cls, g=name, m=member: self.expand(c, m, g, n, 0))
+        for cls, names in read_as.values():
+            shown = ", ".join(f"'{x}'" for x in sorted(names))
+            self.layer.notes.append((self.layer.tok(cls.spec), f"type parameters {shown}, used only through static "
+                                     f"members that class template '{cls.name}' has, are read as it, with its "
+                                     "parameters unknown (their own for each type parameter)"))
+
+    def member_calls(self, tmpl, fn) -> dict:
+        """Type parameter -> [(member, call)] of its uses in `fn`, for those used only as
+        `G::m()` (no arguments)."""
+        params = tmpl.child_by_field_name("parameters")
+        names = {_text(c) for p in (params.named_children if params is not None else ())
+                 if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration")
+                 for c in p.named_children if c.type == "type_identifier"}
+        uses: dict[str, list] = {}
+        spoilt: set[str] = set()
+        for n in _walk(fn):
+            if n.type not in ("type_identifier", "namespace_identifier") or _text(n) not in names:
+                continue
+            q = n.parent
+            call = q.parent if q is not None and q.type == "qualified_identifier" else None
+            member = q.child_by_field_name("name") if call is not None else None
+            if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == q \
+                    and q.child_by_field_name("scope") == n and member is not None and member.type == "identifier" \
+                    and call.child_by_field_name("arguments").named_child_count == 0:
+                uses.setdefault(_text(n), []).append((_text(member), call))
+            elif not self.passed_on(n):
+                spoilt.add(_text(n))  # `G x;`, `G::type`, `G::f(x)`: erased as before
+        return {g: c for g, c in uses.items() if g not in spoilt}
+
+    @staticmethod
+    def passed_on(n) -> bool:
+        """Is type name `n` its parameter's declaration, or a template argument (`f<G>(x)`:
+        the callee reads its own parameter)?"""
+        up = n.parent
+        if up is not None and up.type == "type_descriptor":
+            up = up.parent
+        return up is not None and up.type in ("type_parameter_declaration", "optional_type_parameter_declaration",
+                                              "template_argument_list")
+
+    def only_class(self, members: set[str]):
+        found = [c for c in self.layer.classes.values()
+                 if c.spec.parent is not None and c.spec.parent.type == "template_declaration"
+                 and c.specialisation is None and all(self.returned(c, m) is not None for m in members)]
+        return found[0] if len(found) == 1 else None
+
+    @staticmethod
+    def returned(cls: _Class, member: str):
+        """The expression static member function `member()` of `cls` returns, if its body is
+        that one return statement."""
+        if not cls.methods.get(member):
+            return None
+        for c in cls.body.named_children:
+            fd = c.named_children[-1] if c.type == "template_declaration" and c.named_child_count else c
+            d = _function_declarator(fd) if fd.type == "function_definition" else None
+            if d is None or _member_name(_declarator_name(d)) != member or _parameters(fd):
+                continue
+            body = fd.child_by_field_name("body")
+            stmts = body.named_children if body is not None else []
+            if len(stmts) == 1 and stmts[0].type == "return_statement" and stmts[0].named_child_count == 1:
+                return stmts[0].named_children[0]
+        return None
+
+    def expand(self, cls: _Class, member: str, g: str, call, depth: int):
+        """`G::m()` -> `(e)`: the expression m returns, with the class's value parameters and
+        members read as G's, at the call's place; None (left erased) past MAX_DEPTH."""
+        lay = self.layer
+        e = self.returned(cls, member)
+        if e is None or depth > self.MAX_DEPTH:
+            return None
+        at = lay.tok(call)
+        params = cls.spec.parent.child_by_field_name("parameters")
+        values = {_text(x) for p in params.named_children if p.type in ("parameter_declaration",
+                  "optional_parameter_declaration") and (x := _declarator_name(p.child_by_field_name("declarator")))}
+        toks = lay.node(e)
+        out = [_new(at, "op", "(")]
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            m = t.text[len(cls.name) + 2:] if t.text.startswith(cls.name + "__") else t.text
+            if t.kind == "id" and m in cls.methods and toks[i + 1:i + 3] and \
+                    [x.text for x in toks[i + 1:i + 3]] == ["(", ")"]:
+                inner = self.expand(cls, m, g, call, depth + 1)
+                if inner is None:
+                    return None
+                out += inner
+                i += 3
+                continue
+            text = f"{g}__{t.text}" if t.kind == "id" and t.text in values else t.text
+            out.append(t.copy(text=text, path=at.path, line=at.line, col=at.col))
+            i += 1
+        return out + [_new(at, "op", ")")]
 
 
 MAX_CHOICE_COPIES = 4  # copies of one kernel for its compile-time choices
