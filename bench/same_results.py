@@ -37,7 +37,10 @@ sys.path.insert(0, HERE)
 
 from realworld import file_has_primitives, list_files  # noqa: E402  (bench/ is no package)
 
-COMMAND = ["-m", "warplint", "--show-masks", "--format", "json", "--no-cache", "--no-gitignore", "-j", "1"]
+COMMAND = ["--show-masks", "--format", "json", "--no-cache", "--no-gitignore", "-j", "1"]
+# `python -m warplint` as run from the tree ROOT: `-m` would put the working directory first on
+# sys.path, so that the fixtures' run (from this checkout) imported this checkout, not the tree
+RUN_FROM_TREE = "import sys; sys.path.insert(0, sys.argv.pop(1)); from warplint.cli import main; sys.exit(main())"
 
 
 def tree(spec: str, patch: str | None, workdir: str, name: str) -> str:
@@ -66,8 +69,8 @@ def lint(root: str, cwd: str, paths: list[str], timeout: float) -> tuple[bytes, 
     env = {**os.environ, "PYTHONPATH": root}
     t0 = time.perf_counter()
     try:
-        p = subprocess.run([sys.executable, *COMMAND, *paths], cwd=cwd, env=env, capture_output=True,
-                           timeout=timeout)
+        p = subprocess.run([sys.executable, "-c", RUN_FROM_TREE, root, *COMMAND, *paths], cwd=cwd, env=env,
+                           capture_output=True, timeout=timeout)
         out = b"exit %d\n" % p.returncode + p.stdout + b"\n--- stderr\n" + p.stderr
     except subprocess.TimeoutExpired:
         out = b"timeout\n"

@@ -40,7 +40,8 @@ def test_cache_hit_loads_no_front_end_or_analysis(project, tmp_path):
     env = dict(cli_env(), WARPLINT_CACHE_DIR=str(tmp_path / "cache"))
     code = ("import sys; from warplint.cli import main; rc = main(['a.ptx']); "
             "print(rc, sorted(m for m in ('networkx', 'pycparser', 'lark', 'warplint.analysis', "
-            "'warplint.frontends.ptx') if m in sys.modules))")
+            "'warplint.frontends.ptx', 'warplint.checks', 'warplint.messages', 'warplint.ir', "
+            "'warplint.targets') if m in sys.modules))")
     subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=60)  # fills the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "1 []", out.stdout + out.stderr

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import __version__
 from .findings import SEVERITIES, Edit, Finding, Fix, Step
-from .ir import Diagnostic, Loc
+from .locations import Diagnostic, Loc
 
 _OPTION_FIELDS = ("targets", "select", "ignore", "report_possible", "possible_severity", "defines",
                   "include_paths", "via_nvcc", "block_dim", "work_bound", "map_ptx_locations", "extensions",

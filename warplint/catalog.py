@@ -116,3 +116,11 @@ def lookup(name: str) -> RuleDoc | None:
         if doc.slug == key:
             return doc
     return None
+
+
+def selected(rule_id: str, options) -> bool:
+    """Is the rule on under the options' `select` and `ignore` codes?"""
+    select = getattr(options, "select", None)
+    if select and not any(code_matches(p, rule_id) for p in select):
+        return False
+    return not any(code_matches(p, rule_id) for p in getattr(options, "ignore", []) or [])

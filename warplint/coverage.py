@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .ir import Diagnostic
+from .locations import Diagnostic
 
 _MACRO_LIKE = re.compile(r"[A-Z][A-Z0-9_]+")
 _DEVICE_MARKS = ("__device__", "__global__")

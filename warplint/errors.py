@@ -1,7 +1,7 @@
 """Errors about the input or the invocation; the CLI turns them into `path:line:col: error:` + exit 2."""
 from __future__ import annotations
 
-from .ir import Loc
+from .locations import Loc
 
 
 class InputError(Exception):

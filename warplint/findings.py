@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir import Loc
+from .locations import Loc
 from .severity import SEVERITIES, severity_rank  # noqa: F401 (the one list, re-exported)
 
 

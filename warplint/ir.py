@@ -27,17 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-
-@dataclass(frozen=True, slots=True)
-class Loc:
-    path: str
-    line: int  # 1-based
-    col: int = 1  # 1-based
-    end_line: int | None = None  # optional span end (inclusive line, exclusive col)
-    end_col: int | None = None
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+from .locations import Diagnostic, Loc  # noqa: F401 (their home; re-exported)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +133,6 @@ class Function:
     body: list[Union[Instr, Label]] = field(default_factory=list)
     loc: Loc = None  # type: ignore[assignment]
     display_name: str = ""  # demangled / source name when known
-
-
-@dataclass(slots=True, eq=False)
-class Diagnostic:
-    """A problem with the input itself (not a rule finding): parse errors, skipped code."""
-    loc: Loc
-    severity: str  # "error" (file unusable, exit 2) or "note" (part skipped)
-    message: str
 
 
 @dataclass(slots=True, eq=False)

@@ -5,8 +5,8 @@ One file (`lint_file`, in a worker process when a run has several files):
 A run (`collect_files`, `lint_run`, then `apply_fixes` for --fix/--diff):
     lint_paths -> drop_per_path_ignores -> suppress -> fingerprint -> baseline -> Report
 `cli.py` parses the arguments, calls these stages and prints what they return.
-Imports stay lazy: the front ends and analyses (networkx, pycparser) load only when a file is
-analysed, never for `--version`, `rules`, `--explain` or a cache hit.
+Imports stay lazy: the front ends, analyses and checks (pycparser, tree-sitter) load only when a
+file is analysed, never for `--version`, `rules`, `--explain` or a cache hit.
 """
 from __future__ import annotations
 
@@ -14,13 +14,17 @@ import gc
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .coverage import Coverage, file_coverage
 from .errors import InputError
 from .findings import Finding, severity_rank
-from .ir import Diagnostic, Loc, Module
+from .locations import Diagnostic, Loc
 from .options import DEFAULT_TARGETS, Options
-from .targets import Target
+
+if TYPE_CHECKING:  # imported where used: a cache hit builds no IR and judges no target
+    from .ir import Module
+    from .targets import Target
 
 MAX_BYTES = 64 * 1024 * 1024
 PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
@@ -98,6 +102,7 @@ def parse_text(text: str, path: str, options: Options, preprocessed=None) -> Mod
     """Front end: source text -> warp IR module (`languages.language` picks the front end; a
     header with no device code is an empty module: no warp code).  `preprocessed`: a CUDA
     file's preprocessing for this target, done already (`_cuda_variants`)."""
+    from .ir import Module
     from .languages import language
     lang = language(path, text, options.extensions)
     if lang is None:
@@ -122,6 +127,7 @@ def _unmapped_missing_sources(module: Module) -> None:
 
 
 def resolve_targets(module: Module, options: Options) -> list[Target]:
+    from .targets import Target
     if options.targets:
         names = options.targets
     elif module.target:
@@ -304,6 +310,7 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
     `#if __CUDA_ARCH__ >= 700` does not exist for sm_60; architectures whose preprocessed text
     is the same share one module.  PTX has one module for all targets."""
     from .languages import language
+    from .targets import Target
     if language(path, text, options.extensions) != "cuda":
         module = parse_text(text, path, options)
         return [(module, resolve_targets(module, options))]
@@ -348,6 +355,7 @@ def _default_target_variants(text: str, path: str, options: Options) -> list[tup
     judged (WL010 there)."""
     from .availability import required_arch
     from .messages import instr_name
+    from .targets import Target
     variants = _cuda_variants(text, path, options, [Target.parse(n) for n in DEFAULT_TARGETS])
     kept, demands = [], []
     for module, targets in variants:
@@ -470,10 +478,10 @@ def _lint_one(path: str, options: Options) -> FileResult:
 
 
 def _load_analyses(files: list[str]) -> None:
-    """Import what the files need before the workers fork, so that each need not (networkx,
-    which the first CFG imports, costs a worker 0.2-0.3 s of CPU; pycparser's parser 0.03 s)."""
+    """Import what the files need before the workers fork, so that each need not (the analysis
+    and checks, pycparser's parser: 0.05-0.1 s of CPU a worker)."""
     import importlib
-    names = ["warplint.pipeline", "warplint.checks", "warplint.analysis", "networkx"]
+    names = ["warplint.pipeline", "warplint.checks", "warplint.analysis"]
     if any(f.endswith(".ptx") for f in files):
         names.append("warplint.frontends.ptx")
     if any(not f.endswith(".ptx") for f in files):
@@ -511,13 +519,11 @@ def drop_per_path_ignores(findings: list[Finding], per_path_ignores: dict, root:
 def suppress(findings: list[Finding], sources, results: list[FileResult], options: Options,
              report_unused: bool) -> tuple[dict[int, str], list[Finding]]:
     """In-source suppressions: (id(finding) -> justification, WL900 findings to add)."""
-    from .catalog import code_matches, known_rules
-    from .checks import selected
+    from .catalog import code_matches, known_rules, selected
     from .suppress import apply
-    known = known_rules()
 
     def enabled(code: str) -> bool:
-        ids = [rid for rid in known if code_matches(code, rid)]
+        ids = [rid for rid in known_rules() if code_matches(code, rid)]
         return not ids or any(selected(rid, options) for rid in ids)
 
     justifications, unused = apply(findings, sources, files=[r.path for r in results if not r.failed],

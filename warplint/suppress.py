@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 
 from .catalog import code_matches, default_severity
 from .findings import Edit, Finding, Fix
-from .ir import Loc
-from .messages import UnknownRuleInSuppression, UnusedSuppression
+from .locations import Loc
 
 UNUSED_RULE = "WL900"
 _COMMENT = re.compile(r"(?://|(/\*))\s*warplint\s*:\s*(ignore-next-line|ignore)(?![\w-])(?:\s*\[([^\]]*)\])?"
@@ -126,6 +125,7 @@ def apply(findings: list[Finding], sources, *, files=(), enabled=lambda code: Tr
                     edit = Edit(s.path, s.line, start, s.line, end, "")
                 fix = Fix("remove the unused suppression comment", [edit]) \
                     if stale == ["*"] or len(stale) == len(s.codes or []) else None
+                from .messages import UnusedSuppression  # (the message classes: only when reporting)
                 message = UnusedSuppression(tuple(stale), s.target)
                 unused.append(Finding(UNUSED_RULE, default_severity(UNUSED_RULE), str(message), loc,
                                       details=[f"comment: {s.comment}"], fix=fix))
@@ -144,6 +144,7 @@ def _unknown_codes(by_file: dict) -> list[Finding]:
         for s in by_file[key]:
             unknown = tuple(c for c in s.codes or () if not _known(c))
             if unknown:
+                from .messages import UnknownRuleInSuppression
                 out.append(Finding(UNUSED_RULE, "warning", str(UnknownRuleInSuppression(unknown)),
                                    Loc(s.path, s.line, s.col, s.line, s.end_col), details=[f"comment: {s.comment}"]))
     return out

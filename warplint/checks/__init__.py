@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..catalog import code_matches, default_severity
+from ..catalog import default_severity, selected  # noqa: F401 (selected: re-exported)
 from ..findings import Finding, Fix, Step
 from ..ir import Instr
 from ..messages import Message
@@ -77,10 +77,3 @@ class Context:
             self.rule_id, sev, str(message), instr.loc, certainty, list(details or []),
             list(flow or []), list(related or []), fix, (self.target.name,),
             fn.display_name or fn.name, facts=message))
-
-
-def selected(rule_id: str, options) -> bool:
-    select = getattr(options, "select", None)
-    if select and not any(code_matches(p, rule_id) for p in select):
-        return False
-    return not any(code_matches(p, rule_id) for p in getattr(options, "ignore", []) or [])

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..findings import Finding, severity_rank
-from ..ir import Diagnostic
+from ..locations import Diagnostic
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 
