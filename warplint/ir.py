@@ -143,6 +143,7 @@ class Module:
     ptx_version: tuple[int, int] | None = None
     target: str | None = None  # e.g. "sm_80", "sm_100a"
     state_spaces: dict[str, str] = field(default_factory=dict)  # global/shared var -> space
+    local_fields: dict[str, dict[int, str]] = field(default_factory=dict)  # CUDA-C: `&x` of a struct x -> {offset: field}
     diagnostics: list[Diagnostic] = field(default_factory=list)
     text: str = ""  # the input text (for fixes and suppressions)
     warp_code: list = field(default_factory=list)  # CUDA-C: the functions with warp primitives as written (coverage)

@@ -48,13 +48,15 @@ class BlockRecord:
 class Interpreter:
     def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals,
                  fields: dict[str, list[str]] | None = None,
-                 local_pointers: dict[str, tuple[str, ...]] | None = None):
+                 local_pointers: dict[str, tuple[str, ...]] | None = None,
+                 local_fields: dict[str, dict[int, str]] | None = None):
         self.ev = ev
         self.joins = joins
         self.terms = terms
         self.lits = lits
         self.fields = fields or {}  # struct register -> its fields read but never written
         self.local_pointers = local_pointers or {}  # register -> the variable it points into
+        self.local_fields = local_fields or {}  # struct variable -> {offset: field}
         self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
         self._record = BlockRecord()
 
@@ -397,12 +399,16 @@ class Interpreter:
         """A load or store through a pointer into a thread's own variable (`local_objects`):
         a store may write any part of it, so each of its registers keeps its old value or
         takes the stored one; a load reads what the variable's registers hold."""
+        address = (ins.dests or ins.srcs)[0] if ins.op == "st" else ins.srcs[0]
+        off = self._offset(env, Reg(pointer_base(address)))
+        if isinstance(getattr(address, "offset", None), int) and address.offset:
+            off = self.ev.arith("add", off, const(address.offset), 64)
+        field = self._field_at(variable, off)
         if ins.op == "st":
             if not val_ops:
                 return
             new = self.ev.read(env, val_ops[0])
-            off = self._offset(env, Reg(pointer_base((ins.dests or ins.srcs)[0])))
-            for reg in variable:
+            for reg in (field,) if field else variable:
                 old = env.get(reg)
                 if old is None or old == new:
                     stored = new
@@ -413,11 +419,22 @@ class Interpreter:
                                                        [FULL_SET, FULL_SET])
                 self._set(env, Reg(reg), stored, guarded)
             return
+        if field:
+            self._set_all(env, ins, self.ev.read(env, Reg(field)), guarded)
+            return
         held = [env[reg] for reg in variable if reg in env] or [self.ev.read(env, Reg(variable[0]))]
         value = held[0]
         for v in held[1:]:
             value = value if v == value else self._stored(variable[0], value, v)
         self._set_all(env, ins, value, guarded)
+
+    def _field_at(self, variable: tuple, off) -> str | None:
+        """The field register of struct `variable` that an access at offset `off` reaches, when
+        the offset is the same known number in every lane and names a field used here."""
+        fields = self.local_fields.get(variable[0].partition("@")[0])
+        k = off.const() if fields and isinstance(off, Aff) and off.exact else None
+        reg = f"{variable[0]}.{fields[k]}" if k in (fields or ()) else None
+        return reg if reg in variable else None
 
     def _stored(self, reg: str, a, b):
         """A variable that holds `a` or `b`: which one is the same in every lane that ran the

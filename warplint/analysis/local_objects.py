@@ -4,8 +4,10 @@ The CUDA front end keeps a local variable `x` in register `x`, and `&x` is the s
 (state space local).  A store through a pointer into `x` (`reinterpret_cast<int*>(&x)[i] = v`)
 writes the variable, and a load through it reads the variable: `pointers_to_locals` finds the
 registers that can only hold such pointers, so the interpreter reads and writes the variable's
-registers (`x` and its fields `x.f`) instead of unknown memory.  The offset inside the object
-is not tracked: a store is a weak update (the old value or the stored one).
+registers (`x` and its fields `x.f`) instead of unknown memory.  An access at an offset that is
+one known number in every lane reaches the field the front end placed there (`Module.local_fields`);
+at any other offset a load reads any field and a store is a weak update (the old value or the
+stored one).
 """
 from __future__ import annotations
 

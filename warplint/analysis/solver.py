@@ -66,7 +66,8 @@ class Solver:
         fields = unwritten_fields(cfg, params)
         local_pointers = pointers_to_locals(cfg, getattr(module, "state_spaces", None))
         ev.filled_through_pointers = {r for variable in local_pointers.values() for r in variable}
-        self.interpreter = Interpreter(ev, self.joins, terms, lits, fields, local_pointers)
+        self.interpreter = Interpreter(ev, self.joins, terms, lits, fields, local_pointers,
+                                       getattr(module, "local_fields", None))
         self.param_fields = {f: ev.param_value(f) for base, fs in fields.items() if base in params for f in fs}
         self.loop_writes = loop_writes(cfg, local_pointers)
         self.reg_names, self.dead_after = dead_after(cfg)

@@ -923,6 +923,9 @@ class Lowerer:
         the same name is a different address in every lane."""
         name = "&" + info.where
         self.module.state_spaces[name] = "local"
+        fields = info.type.name[2] if isinstance(info.type.name, tuple) and info.type.name[0] == "struct" else None
+        if fields:  # where each field lies, as `field_offset` places it (a load through `&x + 8` reads x.f)
+            self.module.local_fields[info.where] = {self.field_offset(info.type, f)[0]: f for f, _ in fields}
         d = self.temp("$a")
         self.emit("mov.u64", (d,), (Sym(name),), loc)
         return d
