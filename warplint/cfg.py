@@ -1,21 +1,22 @@
-"""Per-function control-flow graphs over basic blocks, as adjacency dicts.
+"""Per-function control-flow graphs over basic blocks, as networkx DiGraphs.
 
-Nodes are block indices (`blocks[i]`: the `Block` with its instructions) plus the
+Nodes are block indices (node data `block`: the `Block` with its instructions) plus the
 virtual `EXIT` node that every `ret`/`exit`/`trap` reaches.  Edge data `kind`: "fall"
 (fall-through, or the not-taken side of a guarded branch), "taken" (a branch target), "exit".
 A guarded terminator's edges also carry `guard` (the predicate register and whether it was
 written `@!`).
 
 The structural facts (reverse post-order, reachability, dominators, post-dominators, control
-dependence) come from `graphs.py`, computed once per CFG on first use.  The analyses' hot loops
+dependence) come from networkx, computed once per CFG on first use.  The analyses' hot loops
 read plain adjacency lists (`succs`, `preds`) and the `edges` dict derived once from the graph.
+networkx is imported by the first CFG built (0.16 s), not by importing this module: runs that
+analyse no function (parse errors, unsupported code, cache hits) never load it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import graphs
 from .errors import InputError
 from .ir import Function, Instr, Label, Loc, Sym
 
@@ -45,12 +46,13 @@ class CFG:
     def __init__(self, function: Function):
         self.function = function
         self.blocks: list[Block] = []
-        self._out: dict[int, dict[int, dict]] = {}  # node -> successor -> edge data, in edge order
-        self._in: dict[int, dict[int, dict]] = {}  # node -> predecessor -> edge data
+        import networkx as nx
+        self.graph = nx.DiGraph()
         self._build()
-        self._succ = {n: list(nbrs) for n, nbrs in self._out.items()}
-        self._pred = {n: list(nbrs) for n, nbrs in self._in.items()}
-        self.edges: dict[tuple[int, int], dict] = {(u, v): d for u, nbrs in self._out.items() for v, d in nbrs.items()}
+        g = self.graph
+        self._succ = {n: list(nbrs) for n, nbrs in g.succ.items()}
+        self._pred = {n: list(nbrs) for n, nbrs in g.pred.items()}
+        self.edges: dict[tuple[int, int], dict] = {(u, v): d for u, v, d in g.edges(data=True)}
 
     # -- construction -------------------------------------------------------------------
     def _build(self) -> None:
@@ -73,8 +75,10 @@ class CFG:
                 current = Block(len(blocks), None)
                 blocks.append(current)
             current.instrs.append(item)
-        for node in [b.id for b in blocks] + [EXIT]:
-            self._out[node], self._in[node] = {}, {}
+        g = self.graph
+        for b in blocks:
+            g.add_node(b.id, block=b)
+        g.add_node(EXIT)
         for b in blocks:
             term = b.terminator
             nxt = b.id + 1 if b.id + 1 < len(blocks) else EXIT
@@ -97,8 +101,8 @@ class CFG:
         self.labels = labels
 
     def _edge(self, u: int, v: int, **data) -> None:
-        if v not in self._out[u]:  # the first edge between two blocks keeps its data
-            self._out[u][v] = self._in[v][u] = data
+        if not self.graph.has_edge(u, v):  # the first edge between two blocks keeps its data
+            self.graph.add_edge(u, v, **data)
 
     # -- queries ------------------------------------------------------------------------
     def succs(self, b: int) -> list[int]:
@@ -113,41 +117,41 @@ class CFG:
 
     @cached_property
     def _rpo_order(self) -> list[int]:
-        order = graphs.postorder(self._succ, self.entry)
+        import networkx as nx
+        order = list(nx.dfs_postorder_nodes(self.graph, self.entry))
         order.reverse()
         return [b for b in order if b != EXIT]
 
     @cached_property
     def reachable(self) -> set[int]:
         """Nodes reachable from the entry (EXIT included when some path leaves)."""
-        return graphs.descendants(self._succ, self.entry) | {self.entry}
+        import networkx as nx
+        return nx.descendants(self.graph, self.entry) | {self.entry}
 
     @cached_property
     def idom(self) -> dict[int, int]:
         """Immediate dominators of the reachable nodes (the entry maps to itself)."""
-        return {**graphs.immediate_dominators(self._succ, self._pred, self.entry), self.entry: self.entry}
+        import networkx as nx
+        return {**nx.immediate_dominators(self.graph, self.entry), self.entry: self.entry}
 
     @cached_property
-    def _postdom_graph(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-        """The reversed CFG rooted at EXIT, (successors, predecessors).  Blocks that cannot
-        reach EXIT (infinite loops) are treated as if they could (an edge EXIT -> block), so
-        every block has a post-dominator."""
-        succ: dict[int, list[int]] = {n: [] for n in self._succ}
-        pred: dict[int, list[int]] = {n: [] for n in self._succ}
-        for u, v in self.edges:
-            succ[v].append(u)
-            pred[u].append(v)
-        reaches_exit = graphs.descendants(succ, EXIT)
-        for b in range(len(self.blocks)):
-            if b not in reaches_exit:
-                succ[EXIT].append(b)
-                pred[b].append(EXIT)
-        return succ, pred
+    def _postdom_graph(self):
+        """The reversed CFG rooted at EXIT.  Blocks that cannot reach EXIT (infinite loops)
+        are treated as if they could (an edge EXIT -> block), so every block has a
+        post-dominator."""
+        import networkx as nx
+        rev = nx.DiGraph()  # structure only: reverse(copy=True) would deep-copy the blocks
+        rev.add_nodes_from(self.graph)
+        rev.add_edges_from((v, u) for u, v in self.graph.edges)
+        reaches_exit = nx.descendants(rev, EXIT)
+        rev.add_edges_from((EXIT, b) for b in range(len(self.blocks)) if b not in reaches_exit)
+        return rev
 
     @cached_property
     def ipdom(self) -> dict[int, int]:
         """Immediate post-dominators (EXIT is the root and maps to itself)."""
-        return {**graphs.immediate_dominators(*self._postdom_graph, EXIT), EXIT: EXIT}
+        import networkx as nx
+        return {**nx.immediate_dominators(self._postdom_graph, EXIT), EXIT: EXIT}
 
     @cached_property
     def loops(self) -> dict[int, set[int]]:
@@ -155,15 +159,19 @@ class CFG:
         cyclic strongly connected component of the reachable blocks; its header is the block
         first in reverse post-order.  Without the edges back into the header, the body's own
         cyclic components are the nested loops."""
+        import networkx as nx
         index = {b: i for i, b in enumerate(self._rpo_order)}
         loops: dict[int, set[int]] = {}
         todo = [set(index)]
         while todo:
             region = todo.pop()
-            sub = {u: [v for v in self._succ[u] if v in region and v not in loops] for u in region}
-            for scc in graphs.strongly_connected_components(sub):
+            sub = nx.DiGraph()
+            sub.add_nodes_from(region)
+            sub.add_edges_from((u, v) for u in region for v in self._succ[u]
+                               if v in region and v not in loops)
+            for scc in nx.strongly_connected_components(sub):
                 header = min(scc, key=index.__getitem__)
-                if len(scc) > 1 or header in sub[header]:
+                if len(scc) > 1 or sub.has_edge(header, header):
                     loops[header] = scc
                     todo.append(scc)
         return dict(sorted(loops.items(), key=lambda item: index[item[0]]))
@@ -200,7 +208,8 @@ class CFG:
         """block -> the branch edges (X, S) it is control dependent on, by X then S: the block
         post-dominates S but not X strictly.  The X are its post-dominance frontier (the
         dominance frontier on the reversed graph)."""
-        frontiers = graphs.dominance_frontiers(*self._postdom_graph, EXIT)
+        import networkx as nx
+        frontiers = nx.dominance_frontiers(self._postdom_graph, EXIT)
         reachable = self.reachable
         cd: dict[int, list[tuple[int, int]]] = {}
         for y, xs in frontiers.items():

@@ -1,4 +1,4 @@
-"""Control dependence: which lanes run each block, from the CFG's structural facts.
+"""Control dependence: which lanes run each block, from the CFG's networkx facts.
 
 A block control dependent on the edge X->S of a branch runs on `lanes(X) ∧ cond(X->S)`; a
 block control dependent on nothing runs on the function's entry lanes.  This gives
