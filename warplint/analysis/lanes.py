@@ -206,12 +206,14 @@ _SIMPLIFIED_MAX = 1 << 14  # entries kept before a memo starts afresh (a few MB)
 # intersections of the very same cube sets (by identity: equal sets may list their cubes in
 # another order) -> (the two operands' cubes, the result, how many sets it widened)
 _INTERSECTED: dict[tuple, tuple] = {}
+_COMPARED: dict[tuple, tuple] = {}  # (cubes, cubes, id of the literals) -> (the literals, the Comparison)
 
 
 def forget_memos() -> None:
     """Empty the memos (a benchmark's runs each start cold, as a fresh process does)."""
     _SIMPLIFIED.clear()
     _INTERSECTED.clear()
+    _COMPARED.clear()
 
 
 def _simplify(cubes: list) -> LaneSet:
@@ -387,10 +389,23 @@ def compare(active: LaneSet, member: LaneSet, lits: "Literals | None" = None) ->
     """Per-lane comparison of two lane sets, assuming the instruction executes
     (`exec_cond`, default `active`, is non-empty).
     With more than MAX_VARS literals involved, an over-approximation (`compare_roughly`).
+    Remembered per sets and literal table: the checks of each rule and target ask again.
     """
     ea, em = active.exact, member.exact
     if ea is not None and em is not None:  # the common case: no conditions at all
         return _exact_comparison(ea, em)
+    key = (active.cubes, member.cubes, id(lits))
+    kept = _COMPARED.get(key)
+    if kept is not None and kept[0] is lits:
+        return kept[1]
+    result = _compare(active, member, lits)
+    if len(_COMPARED) >= _SIMPLIFIED_MAX:
+        _COMPARED.clear()
+    _COMPARED[key] = (lits, result)
+    return result
+
+
+def _compare(active: LaneSet, member: LaneSet, lits: "Literals | None") -> Comparison:
     if lits is not None:
         wa, wm = active.warp_exact(lits), member.warp_exact(lits)
         if wa is not None and wm is not None and not member.lits:
