@@ -178,3 +178,16 @@ def test_temp_files_of_killed_runs_are_removed(project, monkeypatch):
     monkeypatch.setattr(cache, "_swept", False)
     lint_file(str(project.write("k.ptx", BUGGY_PTX)), Options(use_cache=True))
     assert sorted(p.name for p in d.iterdir() if p.name.endswith(".tmp")) == [f".{os.getpid()}.live.tmp"]
+
+
+def test_code_fingerprint_lists_the_package_code_and_documents(tmp_path):
+    (tmp_path / "sub" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.lark").write_text("start: x\n")
+    (tmp_path / "sub" / "c.md").write_text("doc\n")
+    (tmp_path / "sub" / "__pycache__" / "b.py").write_text("")
+    (tmp_path / "data.json").write_text("{}")
+    listed = cache._package_files(str(tmp_path))
+    assert sorted(x.split(":")[0] for x in listed) == ["a.py", os.path.join("sub", "b.lark"), os.path.join("sub", "c.md")]
+    (tmp_path / "a.py").write_text("x = 10\n")  # an edit changes the size: another key
+    assert sorted(cache._package_files(str(tmp_path))) != sorted(listed)
