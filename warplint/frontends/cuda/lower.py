@@ -1282,7 +1282,7 @@ def _braced_return_arity(body) -> int:
         if isinstance(node, A.Return):
             found.append(node.expr)
         else:
-            todo.extend(child for _, child in node.children())
+            todo.extend(node)  # its child nodes
     counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
     return counts.pop() if len(counts) == 1 else 0
 
