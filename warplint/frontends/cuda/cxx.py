@@ -45,7 +45,9 @@ construct left that the C parser then rejects is named in the function's note (`
   type parameters       `G::size()` with G a type parameter used only through static members,
                         and one class template here with all of them (`warp_group<W, S>`) ->
                         `(32 * G__W)`: what the member returns, its class's values G's own
-                        unknowns (`_TypeParameters`)
+                        unknowns (`_TypeParameters`); `T *p` with T a type parameter whose
+                        members used here one class (not a template) has all of -> that class
+                        (its fields placed, `p->f(i)` its member function)
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
@@ -398,6 +400,7 @@ class _Layer:
         self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
         self.specialisations: dict[str, str] = {}  # `R<2>` -> the name of that explicit specialisation
+        self.bound_types: dict[int, str] = {}  # type node of a type parameter -> the class it is read as
         self.bindings: set[int] = set()  # ids of the structured bindings mapped
         self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
@@ -825,9 +828,10 @@ class _Layer:
         ty, target = found
         if ty is not None and ty.type == "template_type":
             ty = ty.child_by_field_name("name")
-        if ty is None or ty.type != "type_identifier" or _text(ty) not in self.classes:
+        name = self.bound_types.get(ty.id, _text(ty)) if ty is not None else None
+        if ty is None or ty.type != "type_identifier" or name not in self.classes:
             return None
-        return self.classes[_text(ty)], target.type == "pointer_declarator"
+        return self.classes[name], target.type == "pointer_declarator"
 
     def _call_method(self, call, cls, member, obj, pointer):
         """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`."""
@@ -2051,13 +2055,17 @@ class _TemplateValues:
 
 
 class _TypeParameters:
-    """A function template's type parameter whose only uses are static member calls `G::size()`
-    reads them through the one class template of the file that has all of them as static members
-    returning one expression (`template <int W, int S> struct warp_group { static int size()
-    { return 32 * W; } ... }`): `G::size()` -> `(32 * G__W)`, the class's value parameters
-    unknowns of G's own.  A JIT-compiled kernel binds G only in source made at run time; erased,
-    `G::size()` is an unknown that need not be a multiple of 32, and warp roles split at it look
-    divergent.  No such class, or several: G stays erased."""
+    """Type parameters read through the one class of the file that has the members they are used
+    with (code compiled at run time binds them only in source made then; erased, their members
+    are unknowns and opaque calls).  No such class, or several: the parameter stays erased.
+    - Objects (`Layout *p` with `p->row_len`, `p->slot(i)`): the one class, not a template, with
+      all those fields and member functions; its fields have their places and `p->slot(i)` is its
+      member function, so the object does not escape into an unknown call.
+    - Static members only (`G::size()`, `G::thread_rank()`): the one class template with all of
+      them as static members returning one expression (`template <int W, int S> struct
+      warp_group { static int size() { return 32 * W; } ... }`): `G::size()` -> `(32 * G__W)`,
+      the class's value parameters unknowns of G's own.  Erased, `G::size()` need not be a
+      multiple of 32, and warp roles split at it looked divergent."""
 
     MAX_DEPTH = 4  # members calling members
 
@@ -2077,19 +2085,59 @@ class _TypeParameters:
                 read_as.setdefault(cls.name, (cls, set()))[1].add(name)
                 for member, call in calls:
                     self.layer.fix_first(call, lambda n, c=cls, g=name, m=member: self.expand(c, m, g, n, 0))
+            self.plan_objects(tmpl, fn, read_as)
         for cls, names in read_as.values():
             shown = ", ".join(f"'{x}'" for x in sorted(names))
-            self.layer.notes.append((self.layer.tok(cls.spec), f"type parameters {shown}, used only through static "
-                                     f"members that class template '{cls.name}' has, are read as it, with its "
-                                     "parameters unknown (their own for each type parameter)"))
+            template = cls.spec.parent is not None and cls.spec.parent.type == "template_declaration"
+            self.layer.notes.append((self.layer.tok(cls.spec), f"type parameter{'s' * (len(names) > 1)} {shown}, "
+                                     f"used only through members that {'class template' if template else 'class'} "
+                                     f"'{cls.name}' has, {'are' if len(names) > 1 else 'is'} read as it" +
+                                     (", with its parameters unknown (their own for each type parameter)"
+                                      if template else "")))
+
+    def plan_objects(self, tmpl, fn, read_as: dict) -> None:
+        """A type parameter that declares objects (`T *p`, `T o`) whose members used here (fields,
+        member calls) one class here, not a template, has all of: T is that class in `fn`, so its
+        fields have their places and its member functions are called (`p->get(i)`)."""
+        params = self.type_parameters(tmpl)
+        declared: dict[str, list] = {}  # T -> the type nodes of its declarations
+        objects: dict[str, str] = {}  # variable -> T
+        for n in _walk(fn):
+            ty = n.child_by_field_name("type") if n.type in ("parameter_declaration", "declaration") else None
+            if ty is not None and ty.type == "type_identifier" and _text(ty) in params:
+                declared.setdefault(_text(ty), []).append(ty)
+                for d in n.children_by_field_name("declarator"):
+                    if (x := _declarator_name(d)) is not None:
+                        objects[_text(x)] = _text(ty)
+        used: dict[str, set[str]] = {}
+        for n in _walk(fn):
+            obj = n.child_by_field_name("argument") if n.type == "field_expression" else None
+            field = n.child_by_field_name("field") if obj is not None else None
+            if obj is not None and obj.type == "identifier" and _text(obj) in objects and field is not None:
+                used.setdefault(objects[_text(obj)], set()).add(_text(field))
+        for t, members in used.items():
+            found = [c for c in self.layer.classes.values()
+                     if c.specialisation is None and (c.spec.parent is None or c.spec.parent.type != "template_declaration")
+                     and all(c.fields.__contains__(m) or c.methods.get(m) is False for m in members)]
+            if len(found) != 1:
+                continue
+            cls = found[0]
+            read_as.setdefault(cls.name, (cls, set()))[1].add(t)
+            for ty in declared[t]:
+                self.layer.bound_types[ty.id] = cls.name
+                self.layer.fix(ty, lambda n, c=cls: [self.layer.tok(n).copy(text=c.name)])
+
+    @staticmethod
+    def type_parameters(tmpl) -> set[str]:
+        params = tmpl.child_by_field_name("parameters")
+        return {_text(c) for p in (params.named_children if params is not None else ())
+                if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration")
+                for c in p.named_children if c.type == "type_identifier"}
 
     def member_calls(self, tmpl, fn) -> dict:
         """Type parameter -> [(member, call)] of its uses in `fn`, for those used only as
         `G::m()` (no arguments)."""
-        params = tmpl.child_by_field_name("parameters")
-        names = {_text(c) for p in (params.named_children if params is not None else ())
-                 if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration")
-                 for c in p.named_children if c.type == "type_identifier"}
+        names = self.type_parameters(tmpl)
         uses: dict[str, list] = {}
         spoilt: set[str] = set()
         for n in _walk(fn):
