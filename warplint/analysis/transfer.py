@@ -238,11 +238,11 @@ class Evaluator:
             # two unknown bases: a new uniform base plus the per-lane offsets; a multiple of
             # the alignment both share (32 * A + 32 * B: warp roles split at whole warps)
             t = self.terms.get((op, a.base, b.base), op)
-            self.terms.note_scope(a.base, a.scope)
-            self.terms.note_scope(b.base, b.scope)
+            self.terms.note_scope(a.base, a.scope, a.align)
+            self.terms.note_scope(b.base, b.scope, b.align)
             sign = 1 if op == "add" else -1
             off = tuple(x + sign * y for x, y in zip(a.off, b.off))
-            return Aff(t, off, _gcd(a.align, b.align), wider(a.scope, b.scope))
+            return Aff(t, off, _gcd(a.align, b.align), self._sum_scope(op, a, b))
         if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
             a, b, c = b, a, a.const()
         if c is None and op == "mul" and a.uniform and b.uniform:  # blockIdx.x * blockDim.x
@@ -255,6 +255,8 @@ class Evaluator:
             k = c if op == "mul" else (1 << c if 0 <= c < 64 else None)
             if k is None:
                 return None
+            if k == 1:
+                return a
             t = self.terms.get(("mul", a.base, k), "mul")
             return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
         al = a.align
@@ -277,6 +279,8 @@ class Evaluator:
             div = c
         elif op == "shr" and 0 <= c < 64:
             div = 1 << c
+        if div == 1:
+            return a  # `x / CGSize` with CGSize == 1: x itself, the same unknown
         if div and a.align and a.align % div == 0 and min(a.off) >= 0:
             t = self.terms.get(("div", a.base, div), "div")
             return Aff(t, tuple(x // div for x in a.off), a.align // div, a.scope)
@@ -284,6 +288,15 @@ class Evaluator:
             f = (lambda x: x ^ c) if op == "xor" else (lambda x: x | c)
             return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
         return None
+
+    def _sum_scope(self, op: str, a: Aff, b: Aff) -> str:
+        """The scope of the unknown part of `a op b`: the wider of the two, or the block where a
+        difference cancels what varies between warps (`idx - threadIdx.x` with idx =
+        threadIdx.x + blockIdx.x * blockDim.x, moved by block-uniform steps)."""
+        scope = wider(a.scope, b.scope)
+        if op == "sub" and scope != "block" and difference_scope(self.terms, a.base, b.base) == "block":
+            return "block"
+        return scope
 
     def _thread_index(self, a: Aff) -> bool:
         """Whether `a` is %tid.x plus small non-negative lane offsets: below 1024 (PTX limits
