@@ -215,7 +215,28 @@ class Evaluator:
             r = self._aff(op, a, b, bits)
             if r is not None:
                 return r
+        if op in _COMMUTATIVE and isinstance(a, Unk) and isinstance(b, Unk):
+            r = self.butterfly(op, a, b)
+            if r is not None:
+                return r
         return self.opaque(op, (a, b), op)
+
+    def butterfly(self, op: str, a: Unk, b: Unk):
+        """A butterfly step `v op p`, with p lane l ^ m's v (`Interpreter._butterfly_partner`)
+        and op commutative: lanes l and l ^ m compute op of the same two values (IEEE addition
+        too: x + y == y + x), and so do the pairs v was already the same in.  Once the xors
+        cover every lane bit (16, 8, 4, 2, 1), the result is the same in the whole warp."""
+        t = self.terms
+        for v, p in ((a, b), (b, a)):
+            read, m = t.partners.get(p.term, (0, 0))
+            if read and read == v.term:
+                same = _with_xor(t.symmetric.get(v.term, 1), m)
+                r = t.get((op, "bfly", v.term, p.term), op)
+                if same == FULL:
+                    return Aff(r, ZEROS, 1, "warp")
+                t.symmetric[r] = same
+                return Unk(r)
+        return None
 
     def _aff(self, op, a: Aff, b: Aff, bits):
         mask = (1 << bits) - 1 if 0 < bits <= 64 else None
@@ -425,6 +446,19 @@ class Evaluator:
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
+
+
+_COMMUTATIVE = ("add", "mul", "min", "max", "and", "or", "xor")
+
+
+def _with_xor(same: int, m: int) -> int:
+    """The lane xors a value is the same under (bit s: lanes l and l ^ s), with m added: every
+    s and s ^ m."""
+    out = same
+    for s in range(32):
+        if same >> s & 1:
+            out |= 1 << (s ^ m)
+    return out
 
 
 def _warp_case(text: str, bits: int) -> str:

@@ -165,6 +165,11 @@ class Terms(Interned):
         self.scopes: dict[int, str] = {}
         self.aligns: dict[int, int] = {}
         self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
+        # butterfly steps (`Evaluator.butterfly`): a full-warp shfl.bfly's unknown result ->
+        # (the term it read, the lane xor m); an unknown -> the lane xors s (bit s) under which
+        # it is the same (lane l and lane l ^ s hold one value)
+        self.partners: dict[int, tuple[int, int]] = {}
+        self.symmetric: dict[int, int] = {}
 
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
