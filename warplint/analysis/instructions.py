@@ -346,15 +346,15 @@ class Interpreter:
             self._set(env, d[1], Pred(in_range), guarded)
 
     def _butterfly_partner(self, ins: Instr, vals, participants: LaneSet):
-        """`shfl.bfly` by a constant m over the whole warp (c = 31), every lane taking part:
-        lane l reads lane l ^ m.  A known value moves exactly; an unknown one is named as the
-        partner by m of the value read, so that combining the two (`Evaluator.butterfly`) is
-        seen to be the same in lanes l and l ^ m."""
-        if "bfly" not in ins.mods or len(vals) < 3 or participants.warp_exact(self.lits) != FULL:
+        """`shfl.bfly` by a constant m, every lane taking part and reading in range (spec:
+        ptx-warp-sync-instructions.md, shfl.sync): lane l reads lane l ^ m.  A known value moves
+        exactly; an unknown one is named as the partner by m of the value read, so that
+        combining the two (`Evaluator.butterfly`) is seen to be the same in lanes l and l ^ m."""
+        if "bfly" not in ins.mods or len(vals) < 3 or participants.warp_exact(self.lits) != FULL \
+                or _shfl_in_range(ins, vals) != FULL:
             return None
-        v, b, c = vals[:3]
-        m = b.const() if isinstance(b, Aff) else None
-        if m is None or not 0 < m < 32 or not isinstance(c, Aff) or c.const() != 31:
+        v, m = vals[0], vals[1].const()
+        if not 0 <= m < 32:
             return None
         if isinstance(v, Aff):
             return Aff(v.base, tuple(v.off[lane ^ m] for lane in range(32)), v.align, v.scope)
