@@ -382,6 +382,22 @@ def test_unknown_types_are_opaque():
     assert not m.diagnostics and fn(m, "k").params == ["p", "h", "n"]
 
 
+def test_brace_cast_of_a_number_type_is_a_cast():
+    """`T{x}` of a number type, a type parameter or a type not known here converts x, as `(T)x`
+    does; braces of a struct, or of several values, stay an opaque value made of them."""
+    m = parse("""struct Pair { int a; };
+template <typename Index>
+__global__ void k(long long *out, Pair *pairs) {
+  out[0] = index_type{threadIdx.x} + Index{blockDim.x} * (long long){blockIdx.x};
+  pairs[0] = Pair{threadIdx.x};
+}""")
+    f = fn(m, "k")
+    called = [i.srcs[0].name for i in instrs(f, "call")]
+    assert called == ["$initlist"], called  # only the struct's braces
+    converted = {i.srcs[0].name for i in instrs(f, "cvt")}
+    assert {"%tid.x", "%ntid.x", "%ctaid.x"} <= converted, instrs(f)
+
+
 # -- bad input ------------------------------------------------------------------------------
 def test_unparseable_function_is_a_note_rest_analysed():
     m = parse("""__global__ void good1(int *a) { a[0] = 1; }

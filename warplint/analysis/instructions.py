@@ -335,6 +335,8 @@ class Interpreter:
         elif self._broadcast(ins, vals):  # every lane reads the same source lane
             term = self.terms.get(("shfl-broadcast", ins.opcode, tuple(vals)), "broadcast")
             self._set(env, d[0], Aff(term, ZEROS, 1, "warp"), guarded)
+        elif (moved := self._butterfly_partner(ins, vals, participants)) is not None:
+            self._set(env, d[0], moved, guarded)
         else:
             self._set(env, d[0], self.ev.opaque(("shfl", ins.opcode), vals), guarded)
         if len(d) > 1:
@@ -342,6 +344,25 @@ class Interpreter:
             in_range = LaneSet.const(p) if p is not None else LaneSet.lit(
                 self.lits.get(("shflp", id(ins)), "lane", "lane", "shuffle source in range", ins.loc))
             self._set(env, d[1], Pred(in_range), guarded)
+
+    def _butterfly_partner(self, ins: Instr, vals, participants: LaneSet):
+        """`shfl.bfly` by a constant m, every lane taking part and reading in range (spec:
+        ptx-warp-sync-instructions.md, shfl.sync): lane l reads lane l ^ m.  A known value moves
+        exactly; an unknown one is named as the partner by m of the value read, so that
+        combining the two (`Evaluator.butterfly`) is seen to be the same in lanes l and l ^ m."""
+        if "bfly" not in ins.mods or len(vals) < 3 or participants.warp_exact(self.lits) != FULL \
+                or _shfl_in_range(ins, vals) != FULL:
+            return None
+        v, m = vals[0], vals[1].const()
+        if not 0 <= m < 32:
+            return None
+        if isinstance(v, Aff):
+            return Aff(v.base, tuple(v.off[lane ^ m] for lane in range(32)), v.align, v.scope)
+        if isinstance(v, Unk):
+            t = self.terms.get(("bfly", v.term, m), "butterfly partner")
+            self.terms.partners[t] = (v.term, m)
+            return Unk(t)
+        return None
 
     def _broadcast(self, ins: Instr, vals) -> bool:
         """shfl.idx whose source lane b is the same in every lane, over the whole warp (c's

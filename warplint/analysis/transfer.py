@@ -215,7 +215,28 @@ class Evaluator:
             r = self._aff(op, a, b, bits)
             if r is not None:
                 return r
+        if op in _COMMUTATIVE and isinstance(a, Unk) and isinstance(b, Unk):
+            r = self.butterfly(op, a, b)
+            if r is not None:
+                return r
         return self.opaque(op, (a, b), op)
+
+    def butterfly(self, op: str, a: Unk, b: Unk):
+        """A butterfly step `v op p`, with p lane l ^ m's v (`Interpreter._butterfly_partner`)
+        and op commutative: lanes l and l ^ m compute op of the same two values (IEEE addition
+        too: x + y == y + x), and so do the pairs v was already the same in.  Once the xors
+        cover every lane bit (16, 8, 4, 2, 1), the result is the same in the whole warp."""
+        t = self.terms
+        for v, p in ((a, b), (b, a)):
+            read, m = t.partners.get(p.term, (0, 0))
+            if read and read == v.term:
+                same = _with_xor(t.symmetric.get(v.term, 1), m)
+                r = t.get((op, "bfly", v.term, p.term), op)
+                if same == FULL:
+                    return Aff(r, ZEROS, 1, "warp")
+                t.symmetric[r] = same
+                return Unk(r)
+        return None
 
     def _aff(self, op, a: Aff, b: Aff, bits):
         mask = (1 << bits) - 1 if 0 < bits <= 64 else None
@@ -238,11 +259,11 @@ class Evaluator:
             # two unknown bases: a new uniform base plus the per-lane offsets; a multiple of
             # the alignment both share (32 * A + 32 * B: warp roles split at whole warps)
             t = self.terms.get((op, a.base, b.base), op)
-            self.terms.note_scope(a.base, a.scope)
-            self.terms.note_scope(b.base, b.scope)
+            self.terms.note_scope(a.base, a.scope, a.align)
+            self.terms.note_scope(b.base, b.scope, b.align)
             sign = 1 if op == "add" else -1
             off = tuple(x + sign * y for x, y in zip(a.off, b.off))
-            return Aff(t, off, _gcd(a.align, b.align), wider(a.scope, b.scope))
+            return Aff(t, off, _gcd(a.align, b.align), self._sum_scope(op, a, b))
         if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
             a, b, c = b, a, a.const()
         if c is None and op == "mul" and a.uniform and b.uniform:  # blockIdx.x * blockDim.x
@@ -255,6 +276,8 @@ class Evaluator:
             k = c if op == "mul" else (1 << c if 0 <= c < 64 else None)
             if k is None:
                 return None
+            if k == 1:
+                return a
             t = self.terms.get(("mul", a.base, k), "mul")
             return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
         al = a.align
@@ -277,6 +300,8 @@ class Evaluator:
             div = c
         elif op == "shr" and 0 <= c < 64:
             div = 1 << c
+        if div == 1:
+            return a  # `x / CGSize` with CGSize == 1: x itself, the same unknown
         if div and a.align and a.align % div == 0 and min(a.off) >= 0:
             t = self.terms.get(("div", a.base, div), "div")
             return Aff(t, tuple(x // div for x in a.off), a.align // div, a.scope)
@@ -284,6 +309,15 @@ class Evaluator:
             f = (lambda x: x ^ c) if op == "xor" else (lambda x: x | c)
             return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
         return None
+
+    def _sum_scope(self, op: str, a: Aff, b: Aff) -> str:
+        """The scope of the unknown part of `a op b`: the wider of the two, or the block where a
+        difference cancels what varies between warps (`idx - threadIdx.x` with idx =
+        threadIdx.x + blockIdx.x * blockDim.x, moved by block-uniform steps)."""
+        scope = wider(a.scope, b.scope)
+        if op == "sub" and scope != "block" and difference_scope(self.terms, a.base, b.base) == "block":
+            return "block"
+        return scope
 
     def _thread_index(self, a: Aff) -> bool:
         """Whether `a` is %tid.x plus small non-negative lane offsets: below 1024 (PTX limits
@@ -412,6 +446,19 @@ class Evaluator:
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
         return LaneSet.lit(lit)
+
+
+_COMMUTATIVE = ("add", "mul", "min", "max", "and", "or", "xor")
+
+
+def _with_xor(same: int, m: int) -> int:
+    """The lane xors a value is the same under (bit s: lanes l and l ^ s), with m added: every
+    s and s ^ m."""
+    out = same
+    for s in range(32):
+        if same >> s & 1:
+            out |= 1 << (s ^ m)
+    return out
 
 
 def _warp_case(text: str, bits: int) -> str:

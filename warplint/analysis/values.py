@@ -154,22 +154,32 @@ def scope_of(v) -> str:
 
 
 class Terms(Interned):
-    """Value computations as small ints, with their text.  Two facts about terms are kept
+    """Value computations as small ints, with their text.  Three facts about terms are kept
     for `difference_scope`: where an operand of a sum of two unknowns is one value
-    (`scopes`), and which loop-merged terms move from another term by block-uniform steps
+    (`scopes`), what it is a multiple of (`aligns`: an exact division of the sum divides each
+    operand), and which loop-merged terms move from another term by block-uniform steps
     (`moves_from`: `j = threadIdx.x; ...; j += blockDim.x`)."""
 
     def __init__(self):
         super().__init__("")
         self.scopes: dict[int, str] = {}
+        self.aligns: dict[int, int] = {}
         self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
+        # butterfly steps (`Evaluator.butterfly`): a full-warp shfl.bfly's unknown result ->
+        # (the term it read, the lane xor m); an unknown -> the lane xors s (bit s) under which
+        # it is the same (lane l and lane l ^ s hold one value)
+        self.partners: dict[int, tuple[int, int]] = {}
+        self.symmetric: dict[int, int] = {}
 
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
 
-    def note_scope(self, term: int, scope: str) -> None:
+    def note_scope(self, term: int, scope: str, align: int = 0) -> None:
         if term:
             self.scopes.setdefault(term, scope)
+            if align > 1:
+                known = self.aligns.get(term, 1)
+                self.aligns[term] = known * align // gcd(known, align)
 
     def note_moves(self, merged: int, start: int) -> None:
         """`merged` (a loop header's value) is `start` plus block-uniform steps."""
@@ -200,7 +210,20 @@ def _linear(terms: Terms, t: int, stop: int = 0, depth: int = 0) -> dict | None:
             and type(key[1]) is int and type(key[2]) is int:
         x, y = _linear(terms, key[1], stop, depth + 1), _linear(terms, key[2], stop, depth + 1)
         return None if x is None or y is None else _plus(x, y, 1 if key[0] == "add" else -1)
+    if isinstance(key, tuple) and len(key) == 3 and key[0] == "div" and type(key[1]) is int:
+        return _divided(terms, t, _linear(terms, key[1], stop, depth + 1), key[2])
     return {t: 1}
+
+
+def _divided(terms: Terms, t: int, form: dict | None, c: int) -> dict | None:
+    """The form of `t` = (the sum `form`) / c: an exact division divides each atom that is a
+    multiple of c (`(warp base + blockIdx.x * blockDim.x) / 2`, both multiples of 32), giving
+    the atoms `atom / c` that dividing each alone gives; `t` stays closed otherwise."""
+    if form is None:
+        return None
+    if not form or any(isinstance(a, tuple) or terms.aligns.get(a, 1) % c for a in form):
+        return {t: 1}
+    return {terms.get(("div", a, c), "div"): k for a, k in form.items()}
 
 
 def _plus(a: dict, b: dict, sign: int) -> dict:
@@ -216,6 +239,8 @@ def _block_uniform(terms: Terms, atom) -> bool:
     if terms.scopes.get(atom) == "block":
         return True
     key = terms.key_of(atom)
+    if isinstance(key, tuple) and len(key) == 3 and key[0] == "div" and type(key[1]) is int:
+        return _block_uniform(terms, key[1])  # x / c: as uniform as x
     return isinstance(key, tuple) and len(key) == 2 and key[0] in ("param", "dparam")
 
 

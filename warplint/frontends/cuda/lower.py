@@ -1236,7 +1236,14 @@ class Lowerer:
         return d
 
     def e_CompoundLiteral(self, e):
+        """`(T){x}` of a number or pointer type is `(T)x` (C++'s brace cast `T{x}`: `index_type
+        {threadIdx.x}`, T a type parameter or a type not known here); other braces are an opaque
+        value made of their values."""
+        from pycparser import c_ast as A
         t = self.ctype(e.type.type)
+        values = e.init.exprs if isinstance(e.init, A.InitList) else []
+        if t.kind in _SCALARS and len(values) == 1 and not isinstance(values[0], (A.InitList, A.NamedInitializer)):
+            return self.e_Cast(A.Cast(e.type, values[0], e.coord))
         v, _ = self.e_InitList(e.init)
         return v, t
 
@@ -1245,6 +1252,9 @@ class Lowerer:
 
     def e_FuncCall(self, e):
         return call(self, e)
+
+
+_SCALARS = (Kind.SIGNED, Kind.UNSIGNED, Kind.FLOAT, Kind.POINTER)
 
 
 def _field_operand(off):
