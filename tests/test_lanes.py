@@ -47,6 +47,17 @@ def test_uniform_condition_keeps_whole_warp():
     assert definite_bits(LaneSet.lit(u), lits) == FULL
 
 
+def test_remembered_comparison_is_for_its_own_literal_table():
+    """The same cube sets over two literal tables: literal 1 is per-lane in one, uniform in the
+    other, so the comparisons differ (compare remembers its answers per table)."""
+    lane_lits, uniform_lits = Literals(), Literals()
+    p = lane_lits.get("c", "lane", "lane", "x > 0")
+    assert uniform_lits.get("c", "uniform", "block", "n > 4") == p
+    first = compare(LaneSet.lit(p), FULL_SET, lane_lits)
+    assert compare(LaneSet.lit(p), FULL_SET, uniform_lits).only_member_possible == 0
+    assert compare(LaneSet.lit(p), FULL_SET, lane_lits) == first and first.only_member_possible == FULL
+
+
 def test_warp_case_masks():
     lits = Literals()
     w0 = lits.get("w0", "uniform", "warp", "warp 0")
