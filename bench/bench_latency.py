@@ -6,7 +6,8 @@ Writes a 300-line CUDA file of our own (several kernels with warp primitives), t
 `python -m warplint FILE` end to end (best and median wall time of N runs, and the median CPU
 time, user + system, which a loaded machine disturbs less), cold (`--no-cache`) and on a
 cache hit, against a bare `python -c pass` and `python -c "import networkx"` of the same run;
-and checks that `--version`, `rules` and `--explain` import neither networkx nor pycparser.
+and checks that a cache hit, `--version`, `rules` and `--explain` import neither networkx nor
+pycparser.
 `nvcc --ptx` on the same file is timed for scale when nvcc is installed.
 
 The children run as an installed package does: with bytecode (written once, under a scratch
@@ -113,9 +114,11 @@ def main() -> int:
         if shutil.which("nvcc"):
             best, med, cpu = timed(["nvcc", "--ptx", "-arch=sm_80", str(f), "-o", str(Path(d) / "k.ptx")], 3, env)
             print(f"{'nvcc --ptx on the same file':40} best {best:.3f} s, median {med:.3f} s")
-        for cmd in (["--version"], ["rules"], ["--explain", "WL001"]):
-            heavy = heavy_imports(cmd, env)
-            print(f"warplint {' '.join(cmd)}: imports {', '.join(heavy) if heavy else 'neither networkx nor pycparser'}")
+        for cmd, run_env in (([str(f)], env_cache), (["--version"], env), (["rules"], env),
+                             (["--explain", "WL001"], env)):
+            heavy = heavy_imports(cmd, run_env)
+            what = "a cache hit" if run_env is env_cache else "warplint " + " ".join(cmd)
+            print(f"{what}: imports {', '.join(heavy) if heavy else 'neither networkx nor pycparser'}")
     return 0
 
 
