@@ -72,6 +72,7 @@ class Solver:
         self.loop_writes = loop_writes(cfg, local_pointers)
         self.reg_names, self.dead_after = dead_after(cfg)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
+        self.dead_names: dict[int, set[str]] = {}  # block -> the names of dead_after[block]
         self.work = 0
         self.work_bound = getattr(options, "work_bound", 200_000)
         self.over_bound = False  # past the work bound: blocks with many dependences get cheap masks
@@ -200,12 +201,20 @@ class Solver:
         dead = self.dead_after.get(b)
         if dead:
             env = dict(env)
-            for k in names_of(dead, self.reg_names) - self.ev.filled_through_pointers:
-                env.pop(k, None)  # (loads through pointers read a variable liveness cannot see)
+            for k in self._dead_names(b, dead):
+                env.pop(k, None)
         out_changed = self.out_env.get(b) != env
         if out_changed:
             self.out_env[b] = env
         return edges_changed, out_changed
+
+    def _dead_names(self, b: int, dead: int) -> set[str]:
+        """The registers dead after block `b` (its bits `dead`), named once per block; not those
+        loads through pointers fill (they read a variable liveness cannot see)."""
+        names = self.dead_names.get(b)
+        if names is None:
+            names = self.dead_names[b] = names_of(dead, self.reg_names) - self.ev.filled_through_pointers
+        return names
 
 
 def _compared_sets(op) -> list:
