@@ -38,6 +38,8 @@ construct left that the C parser then rejects is named in the function's note (`
   template values       `f<T, 24>(v)`, `g(x)` with `template <bool S = false> g` -> `f__values_K(v)`,
                         `g__values_K(x)`: a copy of the callee (outside classes) with N, S bound to
                         the constants (`if constexpr (S)` folds; a launch `k<24><<<g, b>>>(x)` too);
+                        a type parameter bound to a class of the file the call names or constructs
+                        (`reduce(v, Sum<T>{})`: `op(a, b)` -> `Sum__call(&op, a, b)`);
                         at most MAX_TEMPLATE_COPIES a file
   compile-time choices  a kernel with `constexpr int U = H % 512 == 0 ? 4 : 2;` (H fixed nowhere
                         here) -> one copy per value, `k (U = 4)` and `k (U = 2)`, the uses of U
@@ -828,7 +830,9 @@ class _Layer:
         ty, target = found
         if ty is not None and ty.type == "template_type":
             ty = ty.child_by_field_name("name")
-        name = self.bound_types.get(ty.id, _text(ty)) if ty is not None else None
+        spec = self.specialising
+        name = None if ty is None else self.bound_types.get(ty.id) or \
+            (spec.types.get(_text(ty)) if isinstance(spec, _TemplateCopy) else None) or _text(ty)
         if ty is None or ty.type != "type_identifier" or name not in self.classes:
             return None
         return self.classes[name], target.type == "pointer_declarator"
@@ -1892,18 +1896,21 @@ _CONSTANT_NODES = ("number_literal", "true", "false", "parenthesized_expression"
 
 
 class _TemplateCopy:
-    """A function template's copy for some values of its value parameters."""
+    """A function template's copy for some values of its value parameters and some classes of its
+    type parameters."""
 
-    def __init__(self, callee, name: str, values: dict[str, list[Tok]]):
-        self.callee, self.name, self.values = callee, name, values
+    def __init__(self, callee, name: str, values: dict[str, list[Tok]], types: dict[str, str] | None = None):
+        self.callee, self.name, self.values, self.types = callee, name, values, types or {}
 
 
 class _TemplateValues:
     """Template value arguments per call: a call of a function template the file defines, with
     value arguments written (`f<true>(x)`, `f<T, 24>(v)`) or left to their defaults (`f(x)`),
     calls a copy of the callee (`f__values_K`) in which each bound value parameter is its
-    constant, so `if constexpr (use_sync)` folds and a shuffle width is known; type parameters
-    stay erased.  A value argument is a constant of literals and operators, or of the value
+    constant, so `if constexpr (use_sync)` folds and a shuffle width is known.  A type parameter
+    is bound where the call names a class of the file for it (`f<Sum>(v)`, or an argument that
+    constructs one: `reduce(v, Sum<T>{})`): in the copy its declarations are that class and
+    `op(a, b)` calls its member (`Sum__call`); other type parameters stay erased.  A value argument is a constant of literals and operators, or of the value
     parameters of the copy being rendered (`g<N>(x)` inside `f<N>`).  A template never called
     with values keeps them uniform unknowns; past MAX_TEMPLATE_COPIES calls do too (a note)."""
 
@@ -1952,22 +1959,29 @@ class _TemplateValues:
                     "type_parameter_declaration", "optional_type_parameter_declaration"):
                 break
             value = p.type in ("parameter_declaration", "optional_parameter_declaration")
-            name = _declarator_name(p.child_by_field_name("declarator")) if value else None
+            name = _declarator_name(p.child_by_field_name("declarator")) if value else \
+                next((c for c in p.named_children if c.type == "type_identifier"), None)
             out.append((_text(name) if name is not None else None, p.child_by_field_name("default_value"), value))
-        self.params[fn.id] = out = out if any(v and x for x, _, v in out) else []
+        self.params[fn.id] = out = out if any(x for x, _, _ in out) else []
         if out:
-            self.plan_copies(fn, {x for x, _, v in out if v and x})
+            self.plan_copies(fn, {x for x, _, v in out if v and x}, {x for x, _, v in out if not v and x})
         return out
 
-    def plan_copies(self, fn, names: set[str]) -> None:
+    def plan_copies(self, fn, names: set[str], types: frozenset[str] = frozenset()) -> None:
         lay = self.layer
         mine = lambda: lay.specialising if isinstance(lay.specialising, _TemplateCopy) and \
             lay.specialising.callee == fn else None  # noqa: E731
         name = _declarator_name(_function_declarator(fn))
         lay.fix_specialised(name, lambda n: [lay.tok(n).copy(text=c.name)] if (c := mine()) else None)
-        for m in _nodes(fn, ("identifier",)):
-            if _text(m) in names:
+        for m in _nodes(fn, ("identifier", "type_identifier", "call_expression")):
+            if m.type == "identifier" and _text(m) in names:
                 lay.fix_specialised(m, lambda n: self.bound(n, c) if (c := mine()) else None)
+            elif m.type == "type_identifier" and _text(m) in types:
+                lay.fix_specialised(m, lambda n: [lay.tok(n).copy(text=t)]
+                                    if (c := mine()) and (t := c.types.get(_text(n))) else None)
+            elif m.type == "call_expression" and types:  # `op(a, b)` of an `Op op` bound to a class
+                lay.fix_specialised(m, lambda n: lay._call_method(n, *found)
+                                    if mine() and (found := lay._method_call(n)) else None)
 
     # -- rendering -------------------------------------------------------------------------
     def bound(self, n, copy: _TemplateCopy):
@@ -1981,16 +1995,16 @@ class _TemplateValues:
         it is rendered: a recursive template's call is then no node being rendered); None (the
         template as it is) when no value is known."""
         lay = self.layer
-        values = self.values(f, callee)
-        if not values:
+        values, types = self.values(f, callee), self.types(f, callee)
+        if not values and not types:
             return None
-        key = (callee.id, tuple((x, tuple(t.text for t in v)) for x, v in values.items()))
+        key = (callee.id, tuple((x, tuple(t.text for t in v)) for x, v in values.items()), tuple(types.items()))
         copy = self.copies.get(key)
         if copy is None:
             if len(self.copies) >= MAX_TEMPLATE_COPIES:
                 self.note(f)
                 return None
-            copy = self.copies[key] = self.new_copy(callee, values)
+            copy = self.copies[key] = self.new_copy(callee, values, types)
             self.unrendered.append(copy)
         return [lay.tok(f).copy(kind="id", text=copy.name)]
 
@@ -2012,6 +2026,39 @@ class _TemplateValues:
                 out[x] = v
         return out
 
+    def types(self, f, callee) -> dict[str, str]:
+        """Type parameter -> the class of the file it is at the call whose function is `f`: a
+        template argument naming the class, or the argument of a parameter declared with the
+        type parameter that constructs one (`reduce(v, Sum<T>{})`, `reduce(v, Sum())`)."""
+        lay = self.layer
+        call = f.parent
+        while f.type == "qualified_identifier":
+            f = f.child_by_field_name("name")
+        targs = f.child_by_field_name("arguments") if f.type == "template_function" else None
+        given = targs.named_children if targs is not None else []
+        params = self.params[callee.id]
+        out = {x: c for (x, _, value), a in zip(params, given) if x and not value and (c := self.class_named(a))}
+        args = call.child_by_field_name("arguments") if call is not None and call.type == "call_expression" else None
+        wanted = {x for x, _, value in params if x and not value} - set(out)
+        for p, a in zip(_parameters(callee), args.named_children if args is not None and wanted else ()):
+            ty = p.child_by_field_name("type")
+            if ty is not None and ty.type == "type_identifier" and _text(ty) in wanted:
+                made = a.child_by_field_name("type") if a.type == "compound_literal_expression" else \
+                    a.child_by_field_name("function") if a.type == "call_expression" and \
+                    a.child_by_field_name("arguments").named_child_count == 0 else None
+                if made is not None and (c := self.class_named(made)):
+                    out[_text(ty)] = c
+        return out
+
+    def class_named(self, ty) -> str | None:
+        """The class (with member functions) that type node `ty` names: `Sum`, `Sum<T>`."""
+        if ty.type == "type_descriptor" and ty.named_child_count:
+            ty = ty.named_children[0]
+        if ty.type in ("template_type", "template_function"):
+            ty = ty.child_by_field_name("name")
+        name = _text(ty) if ty is not None and ty.type in ("type_identifier", "identifier") else None
+        return name if name in self.layer.classes else None
+
     def constant(self, e, env: dict[str, list[Tok]]):
         """The tokens of constant expression `e` (literals, operators and the names in `env`,
         replaced by their values), parenthesised; None when it is not one."""
@@ -2028,13 +2075,14 @@ class _TemplateValues:
             out += env[x.text] if x.kind == "id" and x.text in env else [x]
         return out + [_new(t, "op", ")")]
 
-    def new_copy(self, callee, values) -> _TemplateCopy:
+    def new_copy(self, callee, values, types=None) -> _TemplateCopy:
         lay = self.layer
         name = _declarator_name(_function_declarator(callee))
         qual = _namespace_path(callee) + (_text(name),)
-        copy = _TemplateCopy(callee, f"{mangle(qual)}__values_{self.made}", values)
+        copy = _TemplateCopy(callee, f"{mangle(qual)}__values_{self.made}", values, types)
         self.made += 1
-        shown = ", ".join(f"{x} = {' '.join(t.text for t in v[1:-1])}" for x, v in values.items())
+        shown = ", ".join([f"{x} = {' '.join(t.text for t in v[1:-1])}" for x, v in values.items()] +
+                          [f"{x} = {c}" for x, c in (types or {}).items()])
         lay.display[copy.name] = f"{lay.display.get(mangle(qual), _text(name))} ({shown})"
         if mangle(qual) in lay.ref_params:
             lay.ref_params[copy.name] = lay.ref_params[mangle(qual)]
