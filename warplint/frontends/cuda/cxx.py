@@ -435,9 +435,9 @@ class _Layer:
         for n in of("lambda_expression"):
             if n.id not in self.lambdas:
                 _Lambda(self, n).plan()
+        _TypeParameters(self).plan(of("template_declaration"))  # first: calls through bound types are targets
         self.template_values.plan(of("call_expression"))
         self.choices.plan()
-        _TypeParameters(self).plan(of("template_declaration"))
         found = of(*_TARGETS) + self.fixed_nodes + self.alias_nodes + self._keyword_names(root)
         named = [c for n in found if n.type in ("call_expression", "function_declarator")
                  for c in map(_called_name, n.children_by_field_name(
