@@ -2045,7 +2045,7 @@ class _TemplateValues:
             if ty is not None and ty.type == "type_identifier" and _text(ty) in wanted:
                 made = a.child_by_field_name("type") if a.type == "compound_literal_expression" else \
                     a.child_by_field_name("function") if a.type == "call_expression" and \
-                    a.child_by_field_name("arguments").named_child_count == 0 else None
+                    (a.child_by_field_name("arguments") or a).named_child_count == 0 else None
                 if made is not None and (c := self.class_named(made)):
                     out[_text(ty)] = c
         return out
@@ -2196,7 +2196,7 @@ class _TypeParameters:
             member = q.child_by_field_name("name") if call is not None else None
             if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == q \
                     and q.child_by_field_name("scope") == n and member is not None and member.type == "identifier" \
-                    and call.child_by_field_name("arguments").named_child_count == 0:
+                    and (call.child_by_field_name("arguments") or call).named_child_count == 0:
                 uses.setdefault(_text(n), []).append((_text(member), call))
             elif not self.passed_on(n):
                 spoilt.add(_text(n))  # `G x;`, `G::type`, `G::f(x)`: erased as before
