@@ -22,13 +22,17 @@ _INFO_STRING = re.compile(r"^(\$L__info_string\d+):[ \t]*\n((?:[ \t]*\.b8[ \t][^
 
 def place_in_tree(module, usable, keep_outside: bool = False) -> None:
     """Move each instruction mapped through `.loc` to its innermost frame in a usable file."""
+    chosen_in: dict[int, tuple] = {}  # id(frames) -> (frames, choice): the parser shares chains
     for fn in module.functions:
         for item in fn.body:
             raw = getattr(item, "raw_loc", None)
             if raw is None or item.loc is None:
                 continue
             frames = item.frames or ((item.loc, ""),)
-            chosen = next((loc for loc, _ in frames if usable(loc.path)), None)
+            hit = chosen_in.get(id(frames))
+            if hit is None or hit[0] is not frames:
+                hit = chosen_in[id(frames)] = frames, next((loc for loc, _ in frames if usable(loc.path)), None)
+            chosen = hit[1]
             if chosen is not None:
                 item.loc = chosen
             elif keep_outside:

@@ -37,11 +37,24 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     only these keeps the work per block in proportion to what changes there."""
     number: dict[str, int] = {}
 
-    def bits(names) -> int:
-        out = 0
-        for name in names:
-            out |= 1 << number.setdefault(name, len(number))
-        return out
+    def bit(name: str) -> int:
+        n = number.get(name)
+        if n is None:
+            n = number[name] = len(number)
+        return 1 << n
+
+    def bits(op) -> int:
+        """The bits of the registers that operand `op` names (as `registers`)."""
+        if isinstance(op, Reg):
+            return bit(op.name)
+        if isinstance(op, Addr):
+            return bit(op.base.name) if isinstance(op.base, Reg) else 0
+        if isinstance(op, Vec):
+            out = 0
+            for x in op.items:
+                out |= bits(x)
+            return out
+        return 0
 
     use: dict[int, int] = {}
     defs: dict[int, int] = {}
@@ -49,22 +62,20 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     for blk in cfg.blocks:
         u = d = w = 0
         for ins in blk.instrs:
-            read: set = set()
+            read = written = 0
             for x in ins.srcs:
-                registers(x, read)
+                read |= bits(x)
             for x in ins.dests:
                 if isinstance(x, Addr):
-                    registers(x, read)
+                    read |= bits(x)
+                else:
+                    written |= bits(x)
             if ins.guard:
-                read.add(ins.guard[0])
-            u |= bits(read) & ~d
-            written: set = set()
-            for x in ins.dests:
-                if not isinstance(x, Addr):
-                    registers(x, written)
-            w |= bits(written)
+                read |= bit(ins.guard[0])
+            u |= read & ~d
+            w |= written
             if ins.guard is None:
-                d |= bits(written)
+                d |= written
         use[blk.id], defs[blk.id], writes[blk.id] = u, d, w
     live_in = {b: 0 for b in use}
     live_out = {b: 0 for b in use}

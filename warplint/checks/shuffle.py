@@ -166,7 +166,23 @@ def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
                    block=op.block)
 
 
+_ORDERS: dict = {}  # id(lits) -> (lits, how many interned, its _lane_order); lits held
+
+
 def _lane_order(lits) -> dict[int, int]:
+    """`_find_lane_order`, remembered per function: every shuffle of it asks (literals are
+    only ever added, so their count tells whether the answer still stands)."""
+    hit = _ORDERS.get(id(lits))
+    if hit is not None and hit[0] is lits and hit[1] == len(lits.items()):
+        return hit[2]
+    if len(_ORDERS) > 256:
+        _ORDERS.clear()
+    order = _find_lane_order(lits)
+    _ORDERS[id(lits)] = (lits, len(lits.items()), order)
+    return order
+
+
+def _find_lane_order(lits) -> dict[int, int]:
     """Conditions that hold on a run of low or high lanes: a comparison `A > B` or `A >= B`
     (one literal per comparison, as the evaluator keys it) of a value that grows with the
     lane (`i = blockIdx.x * blockDim.x + threadIdx.x`) with one that is the same in every lane.

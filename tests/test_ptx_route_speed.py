@@ -1,0 +1,119 @@
+"""Shortcuts taken for the speed of the PTX route (issue 17, session 7) find what the long way
+finds: the hazard search's test for accesses with no byte in common, the per-function memory of
+WL005's lane order, liveness over bits without per-instruction sets, and the `.loc` chains'
+placement chosen once per chain."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warplint.analysis import liveness, memory
+from warplint.analysis.lanes import Literals
+from warplint.analysis.values import Aff
+from warplint.checks import shuffle
+from warplint.options import Options
+from warplint.pipeline import lint_text
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SOURCES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".ptx"))
+RACE_FIXTURES = [p for p in SOURCES if "WL007" in p.read_text()]
+SHUFFLE_FIXTURES = [p for p in SOURCES if "WL005" in p.read_text() or "activemask" in p.read_text()]
+
+FIELDS = """struct pair { float a, b; };
+__global__ void k(float *out) {
+  __shared__ pair s[32];
+  s[threadIdx.x].a = 1.0f;
+  out[threadIdx.x] = s[threadIdx.x ^ 1].b;
+}
+"""
+
+
+def _lint(text: str, path: str):
+    return lint_text(text, path, Options(targets=["sm_70"]))
+
+
+def _hazards(path: Path) -> list[tuple]:
+    out = []
+    for fa in _lint(path.read_text(), str(path)).analyses:
+        for h in memory.find_hazards(fa):
+            out.append((fa.function.name, h.first.instr.loc.line, h.second.instr.loc.line, h.kind,
+                        h.writer, h.reader, h.definite))
+    return out
+
+
+@pytest.mark.parametrize("path", RACE_FIXTURES, ids=lambda p: p.name)
+def test_no_common_byte_shortcut_finds_what_the_byte_search_finds(path, monkeypatch):
+    assert RACE_FIXTURES
+    quick = _hazards(path)
+    monkeypatch.setattr(memory, "_no_common_byte", lambda *args: False)
+    assert quick == _hazards(path)
+
+
+def test_interleaved_fields_meet_no_byte_and_the_neighbour_twin_races():
+    assert not _lint(FIELDS, "fields.cu").findings  # field b of lane ^ 1: never written
+    twin = FIELDS.replace("s[threadIdx.x ^ 1].b", "s[threadIdx.x ^ 1].a")
+    assert [(f.rule_id, f.loc.line) for f in _lint(twin, "fields.cu").findings] == [("WL007", 5)]
+
+
+@pytest.mark.parametrize("path", SHUFFLE_FIXTURES, ids=lambda p: p.name)
+def test_remembered_lane_order_gives_the_same_findings(path, monkeypatch):
+    assert SHUFFLE_FIXTURES
+    remembered = [(f.rule_id, f.loc.line, f.message) for f in _lint(path.read_text(), str(path)).findings]
+    monkeypatch.setattr(shuffle, "_lane_order", shuffle._find_lane_order)
+    assert remembered == [(f.rule_id, f.loc.line, f.message) for f in _lint(path.read_text(), str(path)).findings]
+
+
+def test_lane_order_is_found_again_when_a_literal_is_added():
+    lits = Literals()
+    assert shuffle._lane_order(lits) == {}
+    lane = Aff(1, tuple(range(32)))  # grows with the lane
+    n = Aff(2, (0,) * 32)  # the same in every lane
+    lid = lits.get(("cmp", "gt", "s", lane, n), "lane", "lane", "i > n")
+    assert shuffle._lane_order(lits) == {lid: 1} == shuffle._find_lane_order(lits)
+
+
+def _dead_by_sets(cfg) -> dict[int, set[str]]:
+    """`dead_after` as it was written before, over sets of names (the reference)."""
+    use, defs, writes = {}, {}, {}
+    for blk in cfg.blocks:
+        u, d, w = set(), set(), set()
+        for ins in blk.instrs:
+            read: set = set()
+            for x in ins.srcs:
+                liveness.registers(x, read)
+            for x in ins.dests:
+                if isinstance(x, liveness.Addr):
+                    liveness.registers(x, read)
+            if ins.guard:
+                read.add(ins.guard[0])
+            u |= read - d
+            written: set = set()
+            for x in ins.dests:
+                if not isinstance(x, liveness.Addr):
+                    liveness.registers(x, written)
+            w |= written
+            if ins.guard is None:
+                d |= written
+        use[blk.id], defs[blk.id], writes[blk.id] = u, d, w
+    live_in = {b: set() for b in use}
+    live_out = {b: set() for b in use}
+    changed = True
+    while changed:
+        changed = False
+        for b in use:
+            out = set().union(*(live_in[s] for s in cfg.succs(b) if s != liveness.EXIT))
+            inn = use[b] | (out - defs[b])
+            if inn != live_in[b] or out != live_out[b]:
+                live_in[b], live_out[b] = inn, out
+                changed = True
+    return {b: (writes[b].union(*(live_out[p] for p in cfg.preds(b) if p != liveness.EXIT)))
+            - live_out[b] for b in use}
+
+
+@pytest.mark.parametrize("path", SOURCES[::7], ids=lambda p: p.name)
+def test_liveness_over_bits_is_liveness_over_names(path):
+    for fa in _lint(path.read_text(), str(path)).analyses:
+        number, dead = liveness.dead_after(fa.cfg)
+        names = list(number)
+        assert {b: liveness.names_of(bits, names) for b, bits in dead.items()} == _dead_by_sets(fa.cfg)
