@@ -10,8 +10,9 @@ import pytest
 
 from warplint.analysis import liveness, memory
 from warplint.analysis.lanes import Literals
+from warplint.analysis.solver import unwritten_fields
 from warplint.analysis.values import Aff
-from warplint.checks import shuffle
+from warplint.checks import membermask, shuffle
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
@@ -117,3 +118,24 @@ def test_liveness_over_bits_is_liveness_over_names(path):
         number, dead = liveness.dead_after(fa.cfg)
         names = list(number)
         assert {b: liveness.names_of(bits, names) for b, bits in dead.items()} == _dead_by_sets(fa.cfg)
+
+
+@pytest.mark.parametrize("path", SOURCES[::5], ids=lambda p: p.name)
+def test_struct_fields_looked_for_only_where_a_register_is_a_field(path):
+    for fa in _lint(path.read_text(), str(path)).analyses:
+        fn = fa.function
+        params = set(fn.params) | set(fn.ret_params)
+        names, _ = liveness.dead_after(fa.cfg)
+        assert unwritten_fields(fa.cfg, params, list(names)) == unwritten_fields(fa.cfg, params)
+
+
+MASK_FIXTURES = [p for p in SOURCES if any(r in p.read_text() for r in ("WL002", "WL003", "WL004"))]
+
+
+@pytest.mark.parametrize("path", MASK_FIXTURES, ids=lambda p: p.name)
+def test_membermask_comparisons_found_once_give_the_same_findings(path, monkeypatch):
+    assert MASK_FIXTURES
+    options = Options(targets=["sm_60", "sm_70"])  # WL002 on one, WL004 on the other, WL003 on both
+    shared = [(f.rule_id, f.loc.line, f.message) for f in lint_text(path.read_text(), str(path), options).findings]
+    monkeypatch.setattr(membermask, "_checked_ops", lambda ctx: membermask._compared_ops(ctx.analysis))
+    assert shared == [(f.rule_id, f.loc.line, f.message) for f in lint_text(path.read_text(), str(path), options).findings]

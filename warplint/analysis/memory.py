@@ -120,7 +120,25 @@ def _conflict(a: MemAccess, b: MemAccess, lits, caller_pointers: bool = False, s
 def _no_common_byte(a: MemAccess, pa: int, b: MemAccess, pb: int) -> bool:
     """Do lanes `pa` of `a` and lanes `pb` of `b` touch no byte in common (fields of one struct,
     interleaved)?  Decided on the byte tables, in C: most pairs of a large function meet none."""
-    return _bytes(a, pa).keys().isdisjoint(_bytes(b, pb))
+    return _byte_set(a, pa).isdisjoint(_byte_set(b, pb))
+
+
+_BYTE_SETS: dict = {}
+
+
+def _byte_set(acc: MemAccess, lanes: int) -> frozenset[int]:
+    """The bytes that lanes `lanes` of `acc` touch (the keys of `_bytes`, built in C)."""
+    key = (id(acc), lanes)
+    hit = _BYTE_SETS.get(key)
+    if hit is not None and hit[0] is acc:
+        return hit[1]
+    if len(_BYTE_SETS) > 4096:
+        _BYTE_SETS.clear()
+    off = acc.addr.off
+    starts = {off[lane] for lane in range(32) if lanes >> lane & 1}
+    out = frozenset(o + k for o in starts for k in range(acc.size))
+    _BYTE_SETS[key] = (acc, out)
+    return out
 
 
 def _shifted_conflict(a: MemAccess, b: MemAccess, lits, stride: int):

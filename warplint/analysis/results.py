@@ -68,6 +68,8 @@ class FunctionAnalysis:
     # a device function analysed on its own: how to analyse it with number arguments that
     # differ per lane (`any_arguments`); None for a kernel, or a function with no such argument
     analyse_any_arguments: "Callable[[], FunctionAnalysis] | None" = field(default=None, repr=False, compare=False)
+    # what several rules or targets ask of this analysis, found once (checks/membermask.py)
+    shared: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def has_any_arguments(self) -> bool:

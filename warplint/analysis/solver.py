@@ -27,10 +27,13 @@ from .values import Terms
 MAX_ROUNDS = 8
 
 
-def unwritten_fields(cfg: CFG, params: set[str]) -> dict[str, list[str]]:
+def unwritten_fields(cfg: CFG, params: set[str], names=None) -> dict[str, list[str]]:
     """Struct register or parameter -> the fields of it (`t.nRanks`, `p.outSize.x`) that the
     function reads but never writes: they come with the whole struct, so writing `t` (`t =
-    team_of(comm)`) writes them, and those of a parameter are parameters."""
+    team_of(comm)`) writes them, and those of a parameter are parameters.  `names`: every
+    register the function names, when known (none of them a field: PTX, nothing to look for)."""
+    if names is not None and not any("." in name and not is_special(name) for name in names):
+        return {}
     read, written = set(), set()
     for blk in cfg.blocks:
         for ins in blk.instrs:
@@ -63,14 +66,14 @@ class Solver:
         self.deps = ControlDependence(cfg, lits, entry_mask, self.index)
         self.joins = Joins(id(cfg), terms, lits)
         params = set(fn.params) | set(fn.ret_params)
-        fields = unwritten_fields(cfg, params)
+        self.reg_names, self.dead_after = dead_after(cfg)
+        fields = unwritten_fields(cfg, params, self.reg_names)
         local_pointers = pointers_to_locals(cfg, getattr(module, "state_spaces", None))
         ev.filled_through_pointers = {r for variable in local_pointers.values() for r in variable}
         self.interpreter = Interpreter(ev, self.joins, terms, lits, fields, local_pointers,
                                        getattr(module, "local_fields", None))
         self.param_fields = {f: ev.param_value(f) for base, fs in fields.items() if base in params for f in fs}
         self.loop_writes = loop_writes(cfg, local_pointers)
-        self.reg_names, self.dead_after = dead_after(cfg)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
         self.dead_names: dict[int, set[str]] = {}  # block -> the names of dead_after[block]
         self.work = 0

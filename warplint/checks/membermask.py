@@ -14,10 +14,19 @@ from ..messages import (ActivemaskAsMembermask, LaneNotInMembermask, LegacyActiv
 from . import Context, rule
 
 
-def _checked_ops(ctx: Context):
-    """Sync primitives whose membermask is known and not an activemask value; a membermask
-    that differs between lanes is checked group by group (lanes sharing one mask value)."""
-    for op in ctx.analysis.warp_ops:
+def _checked_ops(ctx: Context) -> list:
+    """`_compared_ops`, found once per analysis: WL002, WL003 and WL004 ask for every target."""
+    found = ctx.analysis.shared.get("membermask")
+    if found is None:
+        found = ctx.analysis.shared["membermask"] = list(_compared_ops(ctx.analysis))
+    return found
+
+
+def _compared_ops(fa):
+    """Sync primitives whose membermask is known and not an activemask value, with their
+    active lanes compared to it; a membermask that differs between lanes is checked group by
+    group (lanes sharing one mask value)."""
+    for op in fa.warp_ops:
         if not op.sync or op.active.is_empty():
             continue
         if isinstance(op.member_value, MaskV) and op.member_value.origin == "activemask":
@@ -29,7 +38,7 @@ def _checked_ops(ctx: Context):
         for part in parts:
             if part.active.is_empty():
                 continue
-            yield part, compare(part.active, part.member, ctx.analysis.lits)
+            yield part, compare(part.active, part.member, fa.lits)
 
 
 def _name(op) -> str:
