@@ -13,6 +13,8 @@ from warplint.analysis.lanes import Literals
 from warplint.analysis.solver import unwritten_fields
 from warplint.analysis.values import Aff
 from warplint.checks import membermask, shuffle
+from warplint.frontends.ptx import parser as ptx_parser
+from warplint.frontends.ptx.parser import parse_module
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
@@ -139,3 +141,21 @@ def test_membermask_comparisons_found_once_give_the_same_findings(path, monkeypa
     shared = [(f.rule_id, f.loc.line, f.message) for f in lint_text(path.read_text(), str(path), options).findings]
     monkeypatch.setattr(membermask, "_checked_ops", lambda ctx: membermask._compared_ops(ctx.analysis))
     assert shared == [(f.rule_id, f.loc.line, f.message) for f in lint_text(path.read_text(), str(path), options).findings]
+
+
+LOC_FIXTURES = [p for p in SOURCES if p.suffix == ".ptx" and "inlined_at" in p.read_text()]
+
+
+def _frames(path: Path) -> list:
+    module = parse_module(path.read_text(), str(path))
+    return [(ins.loc, ins.raw_loc, ins.frames) for fn in module.functions for ins in fn.body
+            if getattr(ins, "frames", None) is not None]
+
+
+@pytest.mark.parametrize("path", LOC_FIXTURES, ids=lambda p: p.name)
+def test_loc_chains_share_their_places_and_place_the_same(path, monkeypatch):
+    assert LOC_FIXTURES
+    shared = _frames(path)
+    placed = ptx_parser._placed
+    monkeypatch.setattr(ptx_parser, "_placed", lambda chain, files, locs=None: placed(chain, files))
+    assert shared == _frames(path)  # each chain's places made afresh

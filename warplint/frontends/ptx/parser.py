@@ -83,14 +83,26 @@ _FAST_OP_RE = re.compile(_FAST_OP, re.ASCII)
 
 
 
-def _placed(chain: tuple, files: dict) -> tuple:
+def _placed(chain: tuple, files: dict, locs: dict | None = None) -> tuple:
     """(loc, frames) of a `.loc` chain: reported in the function's own code (the outermost
     call site) until the pipeline picks a frame in the linted tree; frames are (Loc, function_name
-    label), innermost first, for inlined code only."""
-    frames = tuple((Loc(files[f], line, col), function) for f, line, col, function in chain if f in files)
+    label), innermost first, for inlined code only.  `locs`: the `Loc`s made so far, by place
+    (thousands of chains share a few hundred places)."""
+    if locs is None:
+        locs = {}
+    frames = tuple((locs.get((f, line, col)) or _loc_at(locs, files, f, line, col), function)
+                   for f, line, col, function in chain if f in files)
     if not frames:
         return None, ()
     return frames[-1][0], frames if len(frames) > 1 else ()
+
+
+def _loc_at(locs: dict, files: dict, f: int, line: int, col: int) -> Loc:
+    loc = locs.get((f, line, col))
+    if loc is None:
+        loc = locs[f, line, col] = Loc(files[f], line, col)
+    return loc
+
 
 class _NotSimple(Exception):
     pass
@@ -339,12 +351,13 @@ class _Parser:
             return
         bounds = [m[0] for m in mapped[1:]] + [len(pending)]
         cache: dict = {}
+        locs: dict = {}
         for (start, chain), end in zip(mapped, bounds):
             if start >= end:
                 continue
             placed = cache.get(chain)
             if placed is None:
-                placed = cache[chain] = _placed(chain, files)
+                placed = cache[chain] = _placed(chain, files, locs)
             loc, frames = placed
             if loc is None:
                 continue
