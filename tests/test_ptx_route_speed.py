@@ -12,9 +12,11 @@ from warplint.analysis import liveness, memory
 from warplint.analysis.lanes import Literals
 from warplint.analysis.solver import unwritten_fields
 from warplint.analysis.values import Aff
+from warplint.callsite import place_in_tree
 from warplint.checks import membermask, shuffle
 from warplint.frontends.ptx import parser as ptx_parser
 from warplint.frontends.ptx.parser import parse_module
+from warplint.ir import Function, Instr, Loc, Module
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
@@ -159,3 +161,41 @@ def test_loc_chains_share_their_places_and_place_the_same(path, monkeypatch):
     placed = ptx_parser._placed
     monkeypatch.setattr(ptx_parser, "_placed", lambda chain, files, locs=None: placed(chain, files))
     assert shared == _frames(path)  # each chain's places made afresh
+
+
+def _reference_place(module, usable, keep_outside):
+    """`place_in_tree` as written before: every instruction's frames searched afresh."""
+    for fn in module.functions:
+        for item in fn.body:
+            raw = getattr(item, "raw_loc", None)
+            if raw is None or item.loc is None:
+                continue
+            frames = item.frames or ((item.loc, ""),)
+            chosen = next((loc for loc, _ in frames if usable(loc.path)), None)
+            if chosen is not None:
+                item.loc = chosen
+            elif keep_outside:
+                item.loc = frames[0][0]
+            else:
+                item.loc, item.raw_loc = raw, None
+
+
+def _module_with_places():
+    inner, outer, own = Loc("lib.h", 3, 1), Loc("tree.cu", 9, 5), Loc("lib.h", 7, 2)
+    chain = ((inner, "f"), (outer, ""))
+    body = [Instr("add.s32", loc=inner, raw_loc=Loc("k.ptx", 10, 1), frames=chain),
+            Instr("add.s32", loc=inner, raw_loc=Loc("k.ptx", 11, 1), frames=chain),
+            Instr("mov.u32", loc=own, raw_loc=Loc("k.ptx", 12, 1)),
+            Instr("mov.u32", loc=outer, raw_loc=Loc("k.ptx", 13, 1))]
+    return Module("k.ptx", "ptx", functions=[Function("k", True, body=body)])
+
+
+@pytest.mark.parametrize("keep_outside", [False, True])
+def test_places_chosen_once_per_chain_are_the_places_chosen_each_time(keep_outside):
+    def usable(path):
+        return path == "tree.cu"
+    fast, slow = _module_with_places(), _module_with_places()
+    place_in_tree(fast, usable, keep_outside)
+    _reference_place(slow, usable, keep_outside)
+    assert [(i.loc, i.raw_loc) for i in fast.functions[0].body] == \
+        [(i.loc, i.raw_loc) for i in slow.functions[0].body]

@@ -28,15 +28,18 @@ def place_in_tree(module, usable, keep_outside: bool = False) -> None:
             raw = getattr(item, "raw_loc", None)
             if raw is None or item.loc is None:
                 continue
-            frames = item.frames or ((item.loc, ""),)
-            hit = chosen_in.get(id(frames))
-            if hit is None or hit[0] is not frames:
-                hit = chosen_in[id(frames)] = frames, next((loc for loc, _ in frames if usable(loc.path)), None)
-            chosen = hit[1]
+            frames = item.frames
+            if not frames:  # not inlined: its own place or none
+                chosen = item.loc if usable(item.loc.path) else None
+            else:
+                hit = chosen_in.get(id(frames))
+                if hit is None or hit[0] is not frames:
+                    hit = chosen_in[id(frames)] = frames, next((loc for loc, _ in frames if usable(loc.path)), None)
+                chosen = hit[1]
             if chosen is not None:
                 item.loc = chosen
             elif keep_outside:
-                item.loc = frames[0][0]
+                item.loc = frames[0][0] if frames else item.loc
             else:
                 item.loc, item.raw_loc = raw, None
 
