@@ -79,3 +79,39 @@ def test_host_function_with_warp_code_is_named_host_code():
            '  d[t.thread_rank()] *= 2.0f;\n}\n')
     said = [m for m in notes(src) if "'scale'" in m]
     assert said and "host code to warplint" in said[0] and "'tiled_partition' at line 4" in said[0], said
+
+
+def test_class_named_with_its_namespace_is_the_class():
+    # `ns::S` of a class defined here in `namespace ns` (nested: `a::ns`, named from inside `a`)
+    # is the class's own C name, as a parameter's type and where `ns::S(x, y)` constructs one; it
+    # once became a type name `ns__S` that the construction could not follow
+    from warplint.frontends.cuda.cxx import desugar
+    from warplint.frontends.cuda.preprocess import preprocess
+    src = ("namespace a::ns { struct S { int v; __device__ S(int x, int y) : v(x + y) {} }; }\n"
+           "namespace a {\n__device__ int get(const ns::S &s) { return s.v; }\n"
+           "__global__ void k(int *p) {\n  const auto s = ns::S(1, p[0]);\n"
+           "  p[threadIdx.x] = __shfl_sync(0xffffffff, get(s), 0);\n}\n}\n")
+    toks, _ = preprocess(src, "k.cu", {}, [], None)
+    text = " ".join(t.text for t in desugar(toks, set())[0])
+    assert "ns__S" not in text and "const S s" in text and "= S ( 1 , p [ 0 ] )" in text
+    result = lint_text(src, "k.cu", Options())
+    assert (result.coverage.analysed, result.coverage.total) == (1, 1), notes(src)
+    # a class of that name in another namespace is not it: the qualifier stays
+    other = "namespace ns { struct S { int v; }; }\nvoid f() { x = other::S(1, 2); y = ns::S(1, 2); }"
+    text = " ".join(t.text for t in desugar(preprocess(other, "k.cu", {}, [], None)[0], set())[0])
+    assert "x = other :: S ( 1 , 2 ) ; y = S ( 1 , 2 ) ;" in text
+
+
+def test_conversion_operator_call_is_the_value():
+    # `o.operator T()` is o's value converted (the grammar reads no such call); `p->operator T()`
+    # is `p[0]`'s; `o.operator()(x)` and `o.operator+(x)` are members of their own, left alone
+    from warplint.frontends.cuda.cxx import conversion_calls
+    from warplint.frontends.cuda.preprocess import preprocess
+    src = ("void f() { a = g(h(v).operator __half(), 1); b = p->operator unsigned int(); "
+           "c = o.operator()(x) + o.operator+(y); }")
+    text = " ".join(t.text for t in conversion_calls(preprocess(src, "k.cu", {}, [], None)[0]))
+    assert "a = g ( h ( v ) , 1 ) ; b = p [ 0 ] ;" in text
+    assert "c = o . operator ( ) ( x ) + o . operator + ( y ) ;" in text
+    kernel = ("__global__ void k(float *d, const __half *w) {\n"
+              "  d[threadIdx.x] = __shfl_sync(0xffffffff, w[0].operator __half(), 0);\n}\n")
+    assert lint_text(kernel, "k.cu", Options()).coverage.analysed == 1, notes(kernel)

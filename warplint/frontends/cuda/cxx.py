@@ -18,6 +18,8 @@ construct left that the C parser then rejects is named in the function's note (`
                         `decltype(e)` -> `auto`
   parameter packs       `Args... args` -> `Args args`, `f(args...)` -> `f(args)` (one opaque
                         value); `sizeof...(args)` -> `__sizeof_pack_args` (a uniform unknown)
+  conversion calls      `o.operator T()`, `p->operator T()` -> `o`, `p[0]` (the value converted: the same
+                        value for the analysis)
   placement new         `new (p) T{v}`             -> `(*(p) = v)`
   if/switch initialiser `if (init; c) s`           -> `{ init; if (c) s }`
   names `final`, `override` (variables)            -> `__final`, `__override` (the rewriter drops the words)
@@ -32,7 +34,8 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       from inside it without the qualifier
                                                       (`lane_id()`, `lane_id<T>()`);
                                                       `cg::x` with `namespace cg = cooperative_groups`
-                                                      -> `cooperative_groups::x`
+                                                      -> `cooperative_groups::x`; `ns::S` of a class
+                                                      defined in `namespace ns` -> `S` (its C name)
   templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
                                                       name declared nowhere (a uniform unknown)
   template values       `f<T, 24>(v)`, `g(x)` with `template <bool S = false> g` -> `f__values_K(v)`,
@@ -134,6 +137,38 @@ def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+def conversion_calls(toks: list[Tok]) -> list[Tok]:
+    """`o.operator T()` -> `o`, `p->operator T()` -> `p[0]`: the value converted to T, the same
+    value for the analysis (the grammar does not read these calls)."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        end = _conversion_call_end(toks, i)
+        if end is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        if toks[i].text == "->":
+            out += [_new(toks[i], "op", "["), _new(toks[i], "num", "0"), _new(toks[i], "op", "]")]
+        i = end + 1
+    return out
+
+
+def _conversion_call_end(toks: list[Tok], i: int) -> int | None:
+    """The index of the `)` ending `. operator T ( )` (or `->`) at toks[i]; None if none starts there.
+    T: names, `::`, `*` and `&` (`operator __half`, `operator unsigned int`, `operator ns::T *`)."""
+    if toks[i].text not in (".", "->") or i + 1 >= len(toks) or toks[i + 1].text != "operator":
+        return None
+    j = i + 2
+    if j >= len(toks) or toks[j].kind != "id":
+        return None  # `o.operator()(x)`, `o.operator+(x)`: a member of its own
+    while j < len(toks) and (toks[j].kind == "id" or toks[j].text in ("::", "*", "&")):
+        j += 1
+    if j + 1 < len(toks) and toks[j].text == "(" and toks[j + 1].text == ")":
+        return j + 1
+    return None
+
+
 def _separator(prev: Tok, t: Tok) -> bytes:
     """What stands between two tokens in the parser's text: nothing where they touched in the
     source (`operator()` is one name to the grammar), else a space or a line break."""
@@ -215,7 +250,7 @@ UNSUPPORTED = {  # C++ this layer leaves as it is, in the words of a note
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     """The tokens with the C++ constructs this layer knows desugared, and the facts about them."""
-    toks = cuda_specifiers(alternative_tokens(toks))
+    toks = conversion_calls(cuda_specifiers(alternative_tokens(toks)))
     if not toks:
         return toks, Facts()
     src = Source(toks)
@@ -400,6 +435,7 @@ class _Layer:
         self.variables: set[str] = set()  # names declared as variables or parameters (never templates)
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
         self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
+        self.class_places: set[tuple[str, ...]] = set()  # their namespaces and names: `ns::X` -> X
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
         self.specialisations: dict[str, str] = {}  # `R<2>` -> the name of that explicit specialisation
         self.bound_types: dict[int, str] = {}  # type node of a type parameter -> the class it is read as
@@ -558,6 +594,7 @@ class _Layer:
         if t in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None and \
                 (name := n.child_by_field_name("name")) is not None:
             self.class_bodies.add(_text(name))
+            self.class_places.add(_namespace_path(n) + (_text(name),))
         if t in ("type_definition", "alias_declaration", "type_parameter_declaration",
                  "optional_type_parameter_declaration", "struct_specifier", "class_specifier",
                  "union_specifier", "enum_specifier", "variadic_type_parameter_declaration"):
@@ -1179,11 +1216,20 @@ class _Layer:
             return [t.copy(text=cls.mangled(parts[1]))]
         if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
+        if self._class_here(n, parts):  # `layout::Span` of `namespace layout { struct Span {...}; }`
+            return [t.copy(kind="id", text=parts[-1])]
         if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
             target = self.ns_alias[parts[0]]
             at = [x.copy(path=t.path, line=t.line, col=t.col) for x in self.node(target)]
             return at + self.render(self.src.span(scope)[1], self.src.span(n)[1])
         return None
+
+    def _class_here(self, n, parts) -> bool:
+        """Does qualified name `n` (`parts`: `a::b::X`) name a class defined in a namespace here, as
+        C++ looks it up from where `n` stands (the namespaces around it, innermost first)?  Classes
+        keep their own names in C."""
+        around = _namespace_path(n)
+        return any(around[:k] + tuple(parts) in self.class_places for k in range(len(around), -1, -1))
 
     # -- types and expressions (issue 13) ----------------------------------------------------
     @staticmethod
