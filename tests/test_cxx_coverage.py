@@ -115,3 +115,26 @@ def test_conversion_operator_call_is_the_value():
     kernel = ("__global__ void k(float *d, const __half *w) {\n"
               "  d[threadIdx.x] = __shfl_sync(0xffffffff, w[0].operator __half(), 0);\n}\n")
     assert lint_text(kernel, "k.cu", Options()).coverage.analysed == 1, notes(kernel)
+
+
+def test_local_class_with_members_goes_before_its_function():
+    # a class a function body defines, with member functions, goes before the function (named
+    # after its line: two functions may each define one of that name) with its members; a union
+    # declaring a variable leaves the variable
+    from warplint.frontends.cuda.cxx import desugar
+    from warplint.frontends.cuda.preprocess import preprocess
+    src = ("__global__ void k(const int4 *in, float *out) {\n"
+           "  union U { int4 a; float s[4]; __device__ U() {} } u;\n"
+           "  struct L { unsigned lane; __device__ bool low() const { return lane < 16; } };\n"
+           "  L l;\n  l.lane = threadIdx.x % 32;\n  u.a = in[threadIdx.x];\n"
+           "  if (l.low()) out[0] = __shfl_sync(0xffffffff, u.s[0], 0);\n}\n"
+           "__global__ void k2(float *out) {\n  struct L { int w; __device__ int get() { return w; } };\n"
+           "  L l; l.w = 1; out[0] = __shfl_sync(0xffffffff, l.get(), 0);\n}\n")
+    text = " ".join(t.text for t in desugar(preprocess(src, "k.cu", {}, [], None)[0], set())[0])
+    assert text.startswith("union U__2 { int4 a ; float s [ 4 ] ; } ; __device__ void U__2__U ( union U__2 * this ) "
+                           "{ } struct L__3 { unsigned lane ; } ; __device__ bool L__3__low ( struct L__3 * this ) "
+                           "{ return this -> lane < 16 ; } __global__ void k")
+    assert "U__2 u ; ; L__3 l ;" in text and "if ( L__3__low ( & l ) )" in text
+    assert "struct L__10 { int w ; } ; __device__ int L__10__get ( struct L__10 * this )" in text
+    result = lint_text(src, "k.cu", Options())
+    assert (result.coverage.analysed, result.coverage.total) == (2, 2), notes(src)

@@ -58,7 +58,9 @@ construct left that the C parser then rejects is named in the function's note (`
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
                         constructors' initialiser lists as assignments; `S::g` of a static member;
                         a specialisation `struct S<int, T> {...}` a class of its own (`S__L`, L its
-                        line), `S<2>::g` the member of the explicit specialisation `S<2>`
+                        line), `S<2>::g` the member of the explicit specialisation `S<2>`; a class
+                        with member functions defined in a function body (`union S {...} x;`) goes
+                        before the function as `S__L` (L its line), and so does each `S` there
   lambdas               `auto f = [&](int x) {...};` -> a function before the enclosing one, the
                         captured variables its last parameters (by reference and written: copied
                         in and out; `[t = e]`: a parameter whose argument is e; `this`: the
@@ -438,7 +440,8 @@ class _Layer:
         self.class_places: set[tuple[str, ...]] = set()  # their namespaces and names: `ns::X` -> X
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
         self.specialisations: dict[str, str] = {}  # `R<2>` -> the name of that explicit specialisation
-        self.bound_types: dict[int, str] = {}  # type node of a type parameter -> the class it is read as
+        self.bound_types: dict[int, str] = {}  # type node of a type parameter (or of a local class) -> the
+        # class it is read as
         self.bindings: set[int] = set()  # ids of the structured bindings mapped
         self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
@@ -451,14 +454,14 @@ class _Layer:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
         everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier",
-                                                                  "lambda_expression"})
+                                                                  "union_specifier", "lambda_expression"})
 
         def of(*types):  # the nodes of the one walk, in document order
             return [n for n in everything if n.type in types]
 
         for n in of(*_NAMING):
             self._names(n)
-        for n in of("struct_specifier", "class_specifier"):
+        for n in of("struct_specifier", "class_specifier", "union_specifier"):
             if n.child_by_field_name("body") is not None:
                 _Class(self, n).plan()
         for n in of("init_declarator"):
@@ -1458,12 +1461,14 @@ class _Class:
                 else None
             if params is not None and params.named_child_count == 0:  # `template <>`: named by its arguments
                 layer.specialisations[self.shown] = self.name
+        self.constructor = self.name  # a constructor's name (a local class's own name)
         self.body = spec.child_by_field_name("body")
         self.fields: set[str] = set()
         self.methods: dict[str, bool] = {}  # name -> static
 
     def plan(self) -> None:
-        if self.name is None or self.layer.inside_class(self.spec):
+        local = self.local_definition()
+        if self.name is None or self.layer.inside_class(self.spec) and local is None:
             return
         if self.body.has_error:
             return  # the class stays as it is (and gets a note if it holds device code)
@@ -1492,6 +1497,8 @@ class _Class:
             self.layer.fix(self.specialisation, lambda n: [t.copy(kind="id", text=self.name)])
         if not members and not drop:
             return
+        if local is not None:
+            self.hoist_local(local)
         self.layer.classes[self.name] = self
         for c in drop:
             self.layer.fix(c, self.remove)
@@ -1502,6 +1509,52 @@ class _Class:
         for c in self.body.children:
             if c.type == ":" and c.prev_sibling is not None and c.prev_sibling.type == "access_specifier":
                 self.layer.fix(c, self.remove)
+
+    def local_definition(self):
+        """The function whose body defines this class (`struct S {...};`, `union S {...} x;`),
+        not in another class or a lambda; None for any other class."""
+        spec, up = self.spec, self.spec.parent
+        if up is not None and up.type == "declaration" and up.child_by_field_name("type") == spec:
+            up = up.parent  # `union S {...} x;`
+        elif spec.next_sibling is None or spec.next_sibling.type != ";":
+            return None  # the grammar reads `struct S {...};` in a body as the class and a `;`
+        if up is None or up.type != "compound_statement":
+            return None
+        fn = up
+        while fn is not None and fn.type != "function_definition":
+            if fn.type in ("field_declaration_list", "lambda_expression"):
+                return None
+            fn = fn.parent
+        return None if fn is None or self.specialisation is not None else fn
+
+    def hoist_local(self, fn) -> None:
+        """A class defined in a function body (`union loader { ...; __device__ loader() {} };`)
+        goes before the function with its member functions, named `S__L` (L its line, as two
+        functions may each define an `S`), and so is every `S` in the function; `union S {...} x;`
+        leaves `S__L x;`."""
+        lay = self.layer
+        name = self.spec.child_by_field_name("name")
+        own = self.name
+        self.name = f"{own}__{lay.tok(name).line}"
+        self.constructor = own
+        lay.typenames.add(self.name)
+        for n in _walk(fn):
+            if n.type == "type_identifier" and _text(n) == own:
+                t = lay.tok(n)
+                lay.bound_types[n.id] = self.name
+                lay.fix(n, lambda n, t=t: [t.copy(kind="id", text=self.name)])
+        lay.fix(self.spec, self.before_function)
+
+    def before_function(self, spec):
+        """The class and its member functions, for before the function; here its name where it
+        declares a variable, else nothing."""
+        lay = self.layer
+        outer, lay.pending = lay.pending, []
+        end = lay.src.toks[lay.src.span(spec)[1] - 1]
+        lay.before.extend(lay.node(spec) + [_new(end, "op", ";")] + lay.pending)
+        lay.pending = outer
+        t = lay.tok(spec)
+        return [t.copy(kind="id", text=self.name)] if spec.parent.type == "declaration" else []
 
     def remove(self, n):
         return []
@@ -1528,7 +1581,7 @@ class _Class:
         mangled = self.mangled(name)
         lay.display[mangled] = f"{self.shown}::{_text(fn_name)}"
         t = lay.tok(fn_name)
-        ctor = name == self.name or name == "dtor"
+        ctor = name == self.constructor or name == "dtor"
         lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)])
         if not static and params is not None:
             lay.fix(params, lambda n: self.object_parameter(n))
@@ -1547,7 +1600,8 @@ class _Class:
         lay = self.layer
         a, b = lay.src.span(params)
         t = lay.src.toks[a]
-        this = [_new(t, "id", "struct"), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
+        tag = "union" if self.spec.type == "union_specifier" else "struct"
+        this = [_new(t, "id", tag), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
         inner = lay.render(a + 1, b - 1)
         if [x.text for x in inner] == ["void"]:
             inner = []
