@@ -138,3 +138,19 @@ def test_local_class_with_members_goes_before_its_function():
     assert "struct L__10 { int w ; } ; __device__ int L__10__get ( struct L__10 * this )" in text
     result = lint_text(src, "k.cu", Options())
     assert (result.coverage.analysed, result.coverage.total) == (2, 2), notes(src)
+
+
+def test_macro_statement_from_an_unread_header_is_named():
+    # `LOOP(i, n) { ... }` and `BODY` alone: macros no header read defines (a loop's meaning is
+    # not guessed); the note says so, never "a template-id" or "syntax error"
+    src = ('#include "helpers_not_given.h"\n__global__ void k(float *a, int n) {\n'
+           '  GRID_LOOP(i, n) {\n    a[i] = 0;\n  }\n  __syncthreads();\n}\n'
+           '__global__ void k2(float *a) {\n  __syncthreads();\n  STEP_BODY\n}\n')
+    found = notes(src)
+    assert any("'{' at line 3 ('GRID_LOOP(...)' before a block is a macro that no header warplint read "
+               "defines: define it (configuration `macros`, -D)" in m for m in found), found
+    assert any("'STEP_BODY' alone as a statement is a macro that no header warplint read defines" in m
+               for m in found), found
+    # defined, the loop is read
+    defined = "#define GRID_LOOP(i, n) for (int i = threadIdx.x; i < (n); i += blockDim.x)\n" + src
+    assert not any("GRID_LOOP" in m for m in notes(defined))
