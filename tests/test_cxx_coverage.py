@@ -154,3 +154,18 @@ def test_macro_statement_from_an_unread_header_is_named():
     # defined, the loop is read
     defined = "#define GRID_LOOP(i, n) for (int i = threadIdx.x; i < (n); i += blockDim.x)\n" + src
     assert not any("GRID_LOOP" in m for m in notes(defined))
+
+
+def test_member_call_on_a_temporary():
+    # `S<A>().f(a)`: the member of a class of the file, on a temporary made without values (a
+    # compound literal, fields zero); a class not defined here stays an opaque call
+    from warplint.frontends.cuda.cxx import desugar
+    from warplint.frontends.cuda.preprocess import preprocess
+    src = ("template <typename T> struct R { __device__ void run(int t, int *w) { w[t] = t; } };\n"
+           "template <typename T> __device__ void d(int *w) {\n"
+           "  if (threadIdx.x < 64) R<T>().run(threadIdx.x, w);\n  Other<T>().run(1);\n  __syncwarp();\n}\n")
+    text = " ".join(t.text for t in desugar(preprocess(src, "k.cu", {}, [], None)[0], set())[0])
+    assert "R__run ( & ( struct R ) { 0 } , threadIdx . x , w ) ;" in text
+    assert "Other ( ) . run ( 1 ) ;" in text
+    result = lint_text(src, "k.cu", Options())
+    assert result.coverage.analysed == result.coverage.total, notes(src)

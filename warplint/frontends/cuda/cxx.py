@@ -56,6 +56,7 @@ construct left that the C parser then rejects is named in the function's note (`
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
+                        on a temporary `S<A>().f(1)` -> `S__f(&(struct S){0}, 1)`;
                         constructors' initialiser lists as assignments; `S::g` of a static member;
                         a specialisation `struct S<int, T> {...}` a class of its own (`S__L`, L its
                         line), `S<2>::g` the member of the explicit specialisation `S<2>`; a class
@@ -848,9 +849,12 @@ class _Layer:
             obj, member = f, "call"
         else:
             return None
-        if obj is None or obj.type != "identifier":
+        if obj is not None and obj.type == "call_expression":  # `S<A>().f(a)`: a member of a temporary
+            declared = self._temporary_class(obj)
+        elif obj is None or obj.type != "identifier":
             return None
-        declared = self._declared_class(obj)
+        else:
+            declared = self._declared_class(obj)
         if declared is None:
             return None
         cls, pointer = declared
@@ -877,13 +881,28 @@ class _Layer:
             return None
         return self.classes[name], target.type == "pointer_declarator"
 
+    def _temporary_class(self, call):
+        """(class, False) for `S()`, `S<A>()`, `ns::S<A>()`: an object of a class of this file
+        whose members are functions, made without values; else None."""
+        args = call.child_by_field_name("arguments")
+        named = self._type_name(call.child_by_field_name("function"))
+        if named is None or args is None or args.type != "argument_list" or args.named_child_count:
+            return None
+        cls = self.classes.get(_text(named[1]))
+        return None if cls is None or cls.specialisation is not None else (cls, False)
+
     def _call_method(self, call, cls, member, obj, pointer):
-        """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`."""
+        """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`; `S<A>().f(a)` -> `S__f(&(struct S){0}, a)`
+        (a compound literal: the temporary, its fields zero)."""
         args = call.child_by_field_name("arguments")
         t = self.tok(call.child_by_field_name("function"))
         a, b = self.src.span(args)
         inner = self.render(a + 1, b - 1)
-        this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
+        if obj.type == "call_expression":
+            this = [_new(t, "op", "&"), _new(t, "op", "("), _new(t, "id", cls.tag), _new(t, "id", cls.name),
+                    _new(t, "op", ")"), _new(t, "op", "{"), _new(t, "num", "0"), _new(t, "op", "}")]
+        else:
+            this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
         return [t.copy(text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
                 *inner, self.src.toks[b - 1]]
 
@@ -1556,6 +1575,10 @@ class _Class:
         t = lay.tok(spec)
         return [t.copy(kind="id", text=self.name)] if spec.parent.type == "declaration" else []
 
+    @property
+    def tag(self) -> str:
+        return "union" if self.spec.type == "union_specifier" else "struct"
+
     def remove(self, n):
         return []
 
@@ -1600,8 +1623,7 @@ class _Class:
         lay = self.layer
         a, b = lay.src.span(params)
         t = lay.src.toks[a]
-        tag = "union" if self.spec.type == "union_specifier" else "struct"
-        this = [_new(t, "id", tag), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
+        this = [_new(t, "id", self.tag), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
         inner = lay.render(a + 1, b - 1)
         if [x.text for x in inner] == ["void"]:
             inner = []
