@@ -96,6 +96,11 @@ def test_class_named_with_its_namespace_is_the_class():
     assert "ns__S" not in text and "const S s" in text and "= S ( 1 , p [ 0 ] )" in text
     result = lint_text(src, "k.cu", Options())
     assert (result.coverage.analysed, result.coverage.total) == (1, 1), notes(src)
+    # a class template named with its namespace and arguments: the class (templates are erased)
+    tmpl = ("namespace ns { template <typename T> struct C { T v; }; }\n"
+            "void f(ns::C<int> c) { g(ns::C<int>(1)); }")
+    text = " ".join(t.text for t in desugar(preprocess(tmpl, "k.cu", {}, [], None)[0], set())[0])
+    assert text.endswith("void f ( C c ) { g ( C ( 1 ) ) ; }")
     # a class of that name in another namespace is not it: the qualifier stays
     other = "namespace ns { struct S { int v; }; }\nvoid f() { x = other::S(1, 2); y = ns::S(1, 2); }"
     text = " ".join(t.text for t in desugar(preprocess(other, "k.cu", {}, [], None)[0], set())[0])

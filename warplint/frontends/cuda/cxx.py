@@ -34,7 +34,7 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       from inside it without the qualifier
                                                       (`lane_id()`, `lane_id<T>()`);
                                                       `cg::x` with `namespace cg = cooperative_groups`
-                                                      -> `cooperative_groups::x`; `ns::S` of a class
+                                                      -> `cooperative_groups::x`; `ns::S`, `ns::S<A>` of a class
                                                       defined in `namespace ns` -> `S` (its C name)
   templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
                                                       name declared nowhere (a uniform unknown)
@@ -1223,6 +1223,9 @@ class _Layer:
                     return None
                 parts.append(_text(scope))
             m = m.child_by_field_name("name")
+        if m is not None and m.type in ("template_type", "template_function") and parts and \
+                (base := m.child_by_field_name("name")) is not None and self._class_here(n, parts + [_text(base)]):
+            return [self.tok(n).copy(kind="id", text=_text(base))]  # `ns::S<A>`: templates are erased
         if m is None or m.type not in ("identifier", "type_identifier") or not parts:
             return None
         parts.append(_text(m))
