@@ -131,6 +131,29 @@ EXPORT_API REAL host_twice(REAL v) { return 2 * v; }
     assert "warp code: 1 of 1 function analysed" in err
 
 
+def test_shared_macro_in_a_body_taken_from_its_name(run_cli, project):
+    # `SHARED uint n;` with SHARED from a header not given: __shared__ (with a note), so the kernel
+    # is read; a name that does not say SHARED is not taken for it
+    project.write("k.cu", """\
+#include "lib_macros_not_given.h"
+__global__ void k(float *d) {
+  LIB_SHARED uint count;
+  LIB_SHARED float tile[64];
+  if (threadIdx.x == 0) count = 0;
+  tile[threadIdx.x % 64] = d[threadIdx.x];
+  d[threadIdx.x] = tile[(threadIdx.x + 1) % 64] + count;
+}
+__global__ void k2(float *d) {
+  LIB_CONST float scale = 2;
+  d[threadIdx.x] = __shfl_sync(0xffffffff, scale, 0);
+}
+""")
+    status, out, err = run_cli("--target", "sm_70", "k.cu")
+    assert "k.cu:3:3: note: 'LIB_SHARED' is defined nowhere warplint read" in err
+    assert "taken as __shared__ (from its name)" in err and "[WL007]" in out
+    assert "LIB_CONST' is defined nowhere" not in err
+
+
 def test_group_creation_counts_when_its_function_runs(run_cli, project):
     project.write("k.cu", """\
 #include <cooperative_groups.h>

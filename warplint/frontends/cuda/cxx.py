@@ -18,6 +18,8 @@ construct left that the C parser then rejects is named in the function's note (`
                         `decltype(e)` -> `auto`
   parameter packs       `Args... args` -> `Args args`, `f(args...)` -> `f(args)` (one opaque
                         value); `sizeof...(args)` -> `__sizeof_pack_args` (a uniform unknown)
+  conversion calls      `o.operator T()`, `p->operator T()` -> `o`, `p[0]` (the value converted: the same
+                        value for the analysis)
   placement new         `new (p) T{v}`             -> `(*(p) = v)`
   if/switch initialiser `if (init; c) s`           -> `{ init; if (c) s }`
   names `final`, `override` (variables)            -> `__final`, `__override` (the rewriter drops the words)
@@ -32,7 +34,8 @@ construct left that the C parser then rejects is named in the function's note (`
                                                       from inside it without the qualifier
                                                       (`lane_id()`, `lane_id<T>()`);
                                                       `cg::x` with `namespace cg = cooperative_groups`
-                                                      -> `cooperative_groups::x`
+                                                      -> `cooperative_groups::x`; `ns::S`, `ns::S<A>` of a class
+                                                      defined in `namespace ns` -> `S` (its C name)
   templates             `template <typename T, int N> f` -> `f`: T a type name (opaque), N a
                                                       name declared nowhere (a uniform unknown)
   template values       `f<T, 24>(v)`, `g(x)` with `template <bool S = false> g` -> `f__values_K(v)`,
@@ -53,9 +56,12 @@ construct left that the C parser then rejects is named in the function's note (`
   class members         `struct S { int a; int f(int x) { return a + x; } };` -> `struct S { int
                         a; };` then `int S__f(struct S *this, int x) { return this->a + x; }`;
                         `o.f(1)`, `p->f(1)`, `o(1)` -> `S__f(&o, 1)`, `S__f(p, 1)`, `S__call(&o, 1)`;
+                        on a temporary `S<A>().f(1)` -> `S__f(&(struct S){0}, 1)`;
                         constructors' initialiser lists as assignments; `S::g` of a static member;
                         a specialisation `struct S<int, T> {...}` a class of its own (`S__L`, L its
-                        line), `S<2>::g` the member of the explicit specialisation `S<2>`
+                        line), `S<2>::g` the member of the explicit specialisation `S<2>`; a class
+                        with member functions defined in a function body (`union S {...} x;`) goes
+                        before the function as `S__L` (L its line), and so does each `S` there
   lambdas               `auto f = [&](int x) {...};` -> a function before the enclosing one, the
                         captured variables its last parameters (by reference and written: copied
                         in and out; `[t = e]`: a parameter whose argument is e; `this`: the
@@ -132,6 +138,38 @@ def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
         out.append(t)
         i += 1
     return out
+
+
+def conversion_calls(toks: list[Tok]) -> list[Tok]:
+    """`o.operator T()` -> `o`, `p->operator T()` -> `p[0]`: the value converted to T, the same
+    value for the analysis (the grammar does not read these calls)."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        end = _conversion_call_end(toks, i)
+        if end is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        if toks[i].text == "->":
+            out += [_new(toks[i], "op", "["), _new(toks[i], "num", "0"), _new(toks[i], "op", "]")]
+        i = end + 1
+    return out
+
+
+def _conversion_call_end(toks: list[Tok], i: int) -> int | None:
+    """The index of the `)` ending `. operator T ( )` (or `->`) at toks[i]; None if none starts there.
+    T: names, `::`, `*` and `&` (`operator __half`, `operator unsigned int`, `operator ns::T *`)."""
+    if toks[i].text not in (".", "->") or i + 1 >= len(toks) or toks[i + 1].text != "operator":
+        return None
+    j = i + 2
+    if j >= len(toks) or toks[j].kind != "id":
+        return None  # `o.operator()(x)`, `o.operator+(x)`: a member of its own
+    while j < len(toks) and (toks[j].kind == "id" or toks[j].text in ("::", "*", "&")):
+        j += 1
+    if j + 1 < len(toks) and toks[j].text == "(" and toks[j + 1].text == ")":
+        return j + 1
+    return None
 
 
 def _separator(prev: Tok, t: Tok) -> bytes:
@@ -215,7 +253,7 @@ UNSUPPORTED = {  # C++ this layer leaves as it is, in the words of a note
 
 def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     """The tokens with the C++ constructs this layer knows desugared, and the facts about them."""
-    toks = cuda_specifiers(alternative_tokens(toks))
+    toks = conversion_calls(cuda_specifiers(alternative_tokens(toks)))
     if not toks:
         return toks, Facts()
     src = Source(toks)
@@ -400,9 +438,11 @@ class _Layer:
         self.variables: set[str] = set()  # names declared as variables or parameters (never templates)
         self.ns_alias: dict[str, object] = {}  # `namespace cg = cooperative_groups;`: alias -> target node
         self.class_bodies: set[str] = set()  # names of the classes defined here (with a body)
+        self.class_places: set[tuple[str, ...]] = set()  # their namespaces and names: `ns::X` -> X
         self.lambdas: set[int] = set()  # ids of the lambdas mapped to functions
         self.specialisations: dict[str, str] = {}  # `R<2>` -> the name of that explicit specialisation
-        self.bound_types: dict[int, str] = {}  # type node of a type parameter -> the class it is read as
+        self.bound_types: dict[int, str] = {}  # type node of a type parameter (or of a local class) -> the
+        # class it is read as
         self.bindings: set[int] = set()  # ids of the structured bindings mapped
         self.range_fors: dict[int, str] = {}  # id of a range-for mapped -> its loop variable's kind
         self.definitions: dict[str, list] = {}  # name -> definitions of functions outside classes
@@ -415,14 +455,14 @@ class _Layer:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
         everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier",
-                                                                  "lambda_expression"})
+                                                                  "union_specifier", "lambda_expression"})
 
         def of(*types):  # the nodes of the one walk, in document order
             return [n for n in everything if n.type in types]
 
         for n in of(*_NAMING):
             self._names(n)
-        for n in of("struct_specifier", "class_specifier"):
+        for n in of("struct_specifier", "class_specifier", "union_specifier"):
             if n.child_by_field_name("body") is not None:
                 _Class(self, n).plan()
         for n in of("init_declarator"):
@@ -558,6 +598,7 @@ class _Layer:
         if t in ("struct_specifier", "class_specifier") and n.child_by_field_name("body") is not None and \
                 (name := n.child_by_field_name("name")) is not None:
             self.class_bodies.add(_text(name))
+            self.class_places.add(_namespace_path(n) + (_text(name),))
         if t in ("type_definition", "alias_declaration", "type_parameter_declaration",
                  "optional_type_parameter_declaration", "struct_specifier", "class_specifier",
                  "union_specifier", "enum_specifier", "variadic_type_parameter_declaration"):
@@ -808,9 +849,12 @@ class _Layer:
             obj, member = f, "call"
         else:
             return None
-        if obj is None or obj.type != "identifier":
+        if obj is not None and obj.type == "call_expression":  # `S<A>().f(a)`: a member of a temporary
+            declared = self._temporary_class(obj)
+        elif obj is None or obj.type != "identifier":
             return None
-        declared = self._declared_class(obj)
+        else:
+            declared = self._declared_class(obj)
         if declared is None:
             return None
         cls, pointer = declared
@@ -837,13 +881,28 @@ class _Layer:
             return None
         return self.classes[name], target.type == "pointer_declarator"
 
+    def _temporary_class(self, call):
+        """(class, False) for `S()`, `S<A>()`, `ns::S<A>()`: an object of a class of this file
+        whose members are functions, made without values; else None."""
+        args = call.child_by_field_name("arguments")
+        named = self._type_name(call.child_by_field_name("function"))
+        if named is None or args is None or args.type != "argument_list" or args.named_child_count:
+            return None
+        cls = self.classes.get(_text(named[1]))
+        return None if cls is None or cls.specialisation is not None else (cls, False)
+
     def _call_method(self, call, cls, member, obj, pointer):
-        """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`."""
+        """`o.f(a)` -> `S__f(&o, a)`; `p->f(a)` -> `S__f(p, a)`; `S<A>().f(a)` -> `S__f(&(struct S){0}, a)`
+        (a compound literal: the temporary, its fields zero)."""
         args = call.child_by_field_name("arguments")
         t = self.tok(call.child_by_field_name("function"))
         a, b = self.src.span(args)
         inner = self.render(a + 1, b - 1)
-        this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
+        if obj.type == "call_expression":
+            this = [_new(t, "op", "&"), _new(t, "op", "("), _new(t, "id", cls.tag), _new(t, "id", cls.name),
+                    _new(t, "op", ")"), _new(t, "op", "{"), _new(t, "num", "0"), _new(t, "op", "}")]
+        else:
+            this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
         return [t.copy(text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
                 *inner, self.src.toks[b - 1]]
 
@@ -1164,6 +1223,9 @@ class _Layer:
                     return None
                 parts.append(_text(scope))
             m = m.child_by_field_name("name")
+        if m is not None and m.type in ("template_type", "template_function") and parts and \
+                (base := m.child_by_field_name("name")) is not None and self._class_here(n, parts + [_text(base)]):
+            return [self.tok(n).copy(kind="id", text=_text(base))]  # `ns::S<A>`: templates are erased
         if m is None or m.type not in ("identifier", "type_identifier") or not parts:
             return None
         parts.append(_text(m))
@@ -1179,11 +1241,20 @@ class _Layer:
             return [t.copy(text=cls.mangled(parts[1]))]
         if scope is not None and scope.type == "template_type":
             return [t.copy(text=mangle(parts))]
+        if self._class_here(n, parts):  # `layout::Span` of `namespace layout { struct Span {...}; }`
+            return [t.copy(kind="id", text=parts[-1])]
         if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
             target = self.ns_alias[parts[0]]
             at = [x.copy(path=t.path, line=t.line, col=t.col) for x in self.node(target)]
             return at + self.render(self.src.span(scope)[1], self.src.span(n)[1])
         return None
+
+    def _class_here(self, n, parts) -> bool:
+        """Does qualified name `n` (`parts`: `a::b::X`) name a class defined in a namespace here, as
+        C++ looks it up from where `n` stands (the namespaces around it, innermost first)?  Classes
+        keep their own names in C."""
+        around = _namespace_path(n)
+        return any(around[:k] + tuple(parts) in self.class_places for k in range(len(around), -1, -1))
 
     # -- types and expressions (issue 13) ----------------------------------------------------
     @staticmethod
@@ -1412,12 +1483,14 @@ class _Class:
                 else None
             if params is not None and params.named_child_count == 0:  # `template <>`: named by its arguments
                 layer.specialisations[self.shown] = self.name
+        self.constructor = self.name  # a constructor's name (a local class's own name)
         self.body = spec.child_by_field_name("body")
         self.fields: set[str] = set()
         self.methods: dict[str, bool] = {}  # name -> static
 
     def plan(self) -> None:
-        if self.name is None or self.layer.inside_class(self.spec):
+        local = self.local_definition()
+        if self.name is None or self.layer.inside_class(self.spec) and local is None:
             return
         if self.body.has_error:
             return  # the class stays as it is (and gets a note if it holds device code)
@@ -1446,6 +1519,8 @@ class _Class:
             self.layer.fix(self.specialisation, lambda n: [t.copy(kind="id", text=self.name)])
         if not members and not drop:
             return
+        if local is not None:
+            self.hoist_local(local)
         self.layer.classes[self.name] = self
         for c in drop:
             self.layer.fix(c, self.remove)
@@ -1456,6 +1531,56 @@ class _Class:
         for c in self.body.children:
             if c.type == ":" and c.prev_sibling is not None and c.prev_sibling.type == "access_specifier":
                 self.layer.fix(c, self.remove)
+
+    def local_definition(self):
+        """The function whose body defines this class (`struct S {...};`, `union S {...} x;`),
+        not in another class or a lambda; None for any other class."""
+        spec, up = self.spec, self.spec.parent
+        if up is not None and up.type == "declaration" and up.child_by_field_name("type") == spec:
+            up = up.parent  # `union S {...} x;`
+        elif spec.next_sibling is None or spec.next_sibling.type != ";":
+            return None  # the grammar reads `struct S {...};` in a body as the class and a `;`
+        if up is None or up.type != "compound_statement":
+            return None
+        fn = up
+        while fn is not None and fn.type != "function_definition":
+            if fn.type in ("field_declaration_list", "lambda_expression"):
+                return None
+            fn = fn.parent
+        return None if fn is None or self.specialisation is not None else fn
+
+    def hoist_local(self, fn) -> None:
+        """A class defined in a function body (`union loader { ...; __device__ loader() {} };`)
+        goes before the function with its member functions, named `S__L` (L its line, as two
+        functions may each define an `S`), and so is every `S` in the function; `union S {...} x;`
+        leaves `S__L x;`."""
+        lay = self.layer
+        name = self.spec.child_by_field_name("name")
+        own = self.name
+        self.name = f"{own}__{lay.tok(name).line}"
+        self.constructor = own
+        lay.typenames.add(self.name)
+        for n in _walk(fn):
+            if n.type == "type_identifier" and _text(n) == own:
+                t = lay.tok(n)
+                lay.bound_types[n.id] = self.name
+                lay.fix(n, lambda n, t=t: [t.copy(kind="id", text=self.name)])
+        lay.fix(self.spec, self.before_function)
+
+    def before_function(self, spec):
+        """The class and its member functions, for before the function; here its name where it
+        declares a variable, else nothing."""
+        lay = self.layer
+        outer, lay.pending = lay.pending, []
+        end = lay.src.toks[lay.src.span(spec)[1] - 1]
+        lay.before.extend(lay.node(spec) + [_new(end, "op", ";")] + lay.pending)
+        lay.pending = outer
+        t = lay.tok(spec)
+        return [t.copy(kind="id", text=self.name)] if spec.parent.type == "declaration" else []
+
+    @property
+    def tag(self) -> str:
+        return "union" if self.spec.type == "union_specifier" else "struct"
 
     def remove(self, n):
         return []
@@ -1482,7 +1607,7 @@ class _Class:
         mangled = self.mangled(name)
         lay.display[mangled] = f"{self.shown}::{_text(fn_name)}"
         t = lay.tok(fn_name)
-        ctor = name == self.name or name == "dtor"
+        ctor = name == self.constructor or name == "dtor"
         lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)])
         if not static and params is not None:
             lay.fix(params, lambda n: self.object_parameter(n))
@@ -1501,7 +1626,7 @@ class _Class:
         lay = self.layer
         a, b = lay.src.span(params)
         t = lay.src.toks[a]
-        this = [_new(t, "id", "struct"), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
+        this = [_new(t, "id", self.tag), _new(t, "id", self.name), _new(t, "op", "*"), _new(t, "id", "this")]
         inner = lay.render(a + 1, b - 1)
         if [x.text for x in inner] == ["void"]:
             inner = []

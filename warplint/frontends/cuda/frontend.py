@@ -393,8 +393,9 @@ def _parse_chunk(parser, chunk, rw, quote):
                 return None, "cannot parse (unexpected end)", tried
             tok = toks[idx]
             construct = rw.facts.construct(tok)
-            err = f"cannot parse {quote(tok)} (" + (f"{construct} is not supported: --via-nvcc analyses it"
-                                                    if construct else _unmatched_or_syntax(toks, idx)) + ")"
+            err = f"cannot parse {quote(tok)} (" + (_macro_statement(toks, idx) or (
+                f"{construct} is not supported: --via-nvcc analyses it" if construct
+                else _unmatched_or_syntax(toks, idx))) + ")"
             # an unknown type name right before the error position?
             fixed = False
             for j in (idx - 1, idx):
@@ -439,6 +440,32 @@ def _closes_nothing(toks, idx: int) -> bool:
     """Whether toks[idx] is a `}` with no `{` open before it in the item."""
     depth = sum(1 if t.text == "{" else -1 if t.text == "}" else 0 for t in toks[:idx])
     return toks[idx].text == "}" and depth <= 0
+
+
+_STATEMENT_ENDS = {";", "{", "}"}
+
+
+def _macro_statement(toks, idx: int) -> str | None:
+    """Why the C parser stopped at toks[idx] when a statement there is a name no header read
+    defines: `LOOP(i, n) {` (a loop macro before its block) or `BODY` alone on its line."""
+    name = None
+    if toks[idx].text == "{" and idx > 0 and toks[idx - 1].text == ")":
+        depth, j = 0, idx - 1
+        while j >= 0:
+            depth += {")": 1, "(": -1}.get(toks[j].text, 0)
+            if depth == 0:
+                break
+            j -= 1
+        name = j - 1 if j > 0 else None
+    else:  # the name, or the name before it (taken for a type name on a retry), alone on its line
+        name = next((j for j in (idx, idx - 1) if 0 <= j < len(toks) - 1 and toks[j + 1].line != toks[j].line), None)
+    if name is None or toks[name].kind != "id" or toks[name].text in _NOT_TYPES or \
+            name > 0 and toks[name - 1].text not in _STATEMENT_ENDS:
+        return None
+    shape = f"'{toks[name].text}(...)' before a block" if toks[idx].text == "{" else \
+        f"'{toks[name].text}' alone as a statement"
+    return (f"{shape} is a macro that no header warplint read defines: define it (configuration `macros`, -D) "
+            "or lint with --via-nvcc")
 
 
 def _unmatched_or_syntax(toks, idx: int) -> str:

@@ -11,7 +11,8 @@ function definition is read as what it most likely spells, and a note says so on
 - otherwise dropped (an export or inline macro of host code), without a note.
 
 Inside a function body, such a name standing alone before `for`/`while`/`do` is a pragma macro
-(`#pragma unroll`) and is dropped, as is `_Pragma("...")`.  Configuration `macros` / `-D` say what a
+(`#pragma unroll`) and is dropped, as is `_Pragma("...")`; one that says SHARED first in a
+declaration (`SHARED uint n;`) is `__shared__` (from its name, with a note).  Configuration `macros` / `-D` say what a
 name really is; a name defined there is expanded by the preprocessor and never reaches this.
 """
 from __future__ import annotations
@@ -58,6 +59,11 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
         for k in range(body + 1, end):
             if _pragma_macro(toks, k):
                 replace[k] = (_after_arguments(toks, k), [])
+            elif _shared_macro(toks, k):
+                replace[k] = (k + 1, [toks[k].copy(kind="id", text="__shared__")])
+                if toks[k].text not in noted:
+                    noted.add(toks[k].text)
+                    notes.append((toks[k], _note(toks[k], path, "__shared__", "from its name")))
     return _apply(toks, replace), notes
 
 
@@ -126,6 +132,16 @@ def _pragma_macro(toks, k: int) -> bool:
         return False
     stop = _after_arguments(toks, k)
     return stop < len(toks) and toks[stop].text in LOOP_WORDS
+
+
+def _shared_macro(toks, k: int) -> bool:
+    """`SHARED float v[8];`: a name that says SHARED first in a declaration in a body."""
+    if not _undefined_macro(toks, k, k) or "SHARED" not in toks[k].text or toks[k - 1].text not in (";", "{", "}"):
+        return False
+    j = k + 1
+    while j < len(toks) and (toks[j].kind == "id" or toks[j].text == "*"):
+        j += 1
+    return j < len(toks) and j - k >= 3 and toks[j].text in (";", "[", "=")
 
 
 def _apply(toks, replace) -> list[Tok]:
