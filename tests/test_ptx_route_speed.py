@@ -199,3 +199,21 @@ def test_places_chosen_once_per_chain_are_the_places_chosen_each_time(keep_outsi
     _reference_place(slow, usable, keep_outside)
     assert [(i.loc, i.raw_loc) for i in fast.functions[0].body] == \
         [(i.loc, i.raw_loc) for i in slow.functions[0].body]
+
+
+SECTION_TEXTS = [
+    '{\n.b8 1,2,3\n}\nrest',
+    '{ { } // } comment\n /* } */ "a}b" / 4 }\nrest',
+    '{ /* never closed',
+    '{ "unterminated\n}',
+    '{ a / b /* c */ { "x\\"}" } } }',
+    '{ ' + ",".join(["95,90,78"] * 500) + ' }',
+    '',
+]
+
+
+@pytest.mark.parametrize("text", SECTION_TEXTS + [p.read_text() for p in SOURCES if ".section" in p.read_text()][:20])
+def test_section_tokens_are_the_finditer_tokens(text):
+    for pos in (0, len(text) // 3, len(text) // 2):
+        expected = [(t.start(), t.group()) for t in ptx_parser._SECTION_BODY.finditer(text, pos)]
+        assert [(t.start(), t.group()) for t in ptx_parser._section_tokens(text, pos)] == expected
