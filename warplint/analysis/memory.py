@@ -36,19 +36,29 @@ def _is_sync(ins) -> bool:
 _BYTES_CACHE: dict = {}
 
 
-def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
+def _per_access(cache: dict, acc: MemAccess, lanes: int, build):
+    """`build(acc, lanes)`, remembered per access (held, so its id stays unique) and lane set."""
     key = (id(acc), lanes)
-    hit = _BYTES_CACHE.get(key)
+    hit = cache.get(key)
     if hit is not None and hit[0] is acc:
         return hit[1]
-    if len(_BYTES_CACHE) > 4096:
-        _BYTES_CACHE.clear()
+    if len(cache) > 4096:
+        cache.clear()
+    out = build(acc, lanes)
+    cache[key] = (acc, out)
+    return out
+
+
+def _bytes(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
+    """Byte -> the lanes among `lanes` of `acc` that touch it."""
+    return _per_access(_BYTES_CACHE, acc, lanes, _lanes_per_byte)
+
+
+def _lanes_per_byte(acc: MemAccess, lanes: int) -> dict[int, set[int]]:
     out: dict[int, set[int]] = {}
-    _BYTES_CACHE[key] = (acc, out)
-    addr = acc.addr
     for lane in range(32):
         if lanes >> lane & 1:
-            o = addr.off[lane]
+            o = acc.addr.off[lane]
             for k in range(acc.size):
                 out.setdefault(o + k, set()).add(lane)
     return out
@@ -128,17 +138,12 @@ _BYTE_SETS: dict = {}
 
 def _byte_set(acc: MemAccess, lanes: int) -> frozenset[int]:
     """The bytes that lanes `lanes` of `acc` touch (the keys of `_bytes`, built in C)."""
-    key = (id(acc), lanes)
-    hit = _BYTE_SETS.get(key)
-    if hit is not None and hit[0] is acc:
-        return hit[1]
-    if len(_BYTE_SETS) > 4096:
-        _BYTE_SETS.clear()
-    off = acc.addr.off
-    starts = {off[lane] for lane in range(32) if lanes >> lane & 1}
-    out = frozenset(o + k for o in starts for k in range(acc.size))
-    _BYTE_SETS[key] = (acc, out)
-    return out
+    return _per_access(_BYTE_SETS, acc, lanes, _bytes_touched)
+
+
+def _bytes_touched(acc: MemAccess, lanes: int) -> frozenset[int]:
+    starts = {acc.addr.off[lane] for lane in range(32) if lanes >> lane & 1}
+    return frozenset(o + k for o in starts for k in range(acc.size))
 
 
 def _shifted_conflict(a: MemAccess, b: MemAccess, lits, stride: int):
