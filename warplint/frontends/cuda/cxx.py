@@ -2249,16 +2249,17 @@ class _TypeParameters:
         read_as: dict[str, tuple] = {}  # class -> (the class, its type parameters' names)
         for tmpl in templates:
             fn = tmpl.named_children[-1] if tmpl.named_child_count else None
-            if fn is None or fn.type != "function_definition" or self.layer.inside_class(tmpl):
+            params = self.type_parameters(tmpl)
+            if not params or fn is None or fn.type != "function_definition" or self.layer.inside_class(tmpl):
                 continue
-            for name, calls in self.member_calls(tmpl, fn).items():
+            for name, calls in self.member_calls(params, fn).items():
                 cls = self.only_class({m for m, _ in calls})
                 if cls is None:
                     continue
                 read_as.setdefault(cls.name, (cls, set()))[1].add(name)
                 for member, call in calls:
                     self.layer.fix_first(call, lambda n, c=cls, g=name, m=member: self.expand(c, m, g, n, 0))
-            self.plan_objects(tmpl, fn, read_as)
+            self.plan_objects(params, fn, read_as)
         for cls, names in read_as.values():
             shown = ", ".join(f"'{x}'" for x in sorted(names))
             template = cls.spec.parent is not None and cls.spec.parent.type == "template_declaration"
@@ -2268,22 +2269,20 @@ class _TypeParameters:
                                      (", with its parameters unknown (their own for each type parameter)"
                                       if template else "")))
 
-    def plan_objects(self, tmpl, fn, read_as: dict) -> None:
+    def plan_objects(self, params: set[str], fn, read_as: dict) -> None:
         """A type parameter that declares objects (`T *p`, `T o`) whose members used here (fields,
         member calls) one class here, not a template, has all of: T is that class in `fn`, so its
         fields have their places and its member functions are called (`p->get(i)`)."""
-        params = self.type_parameters(tmpl)
         declared: dict[str, list] = {}  # T -> the type nodes of its declarations
-        objects: dict[str, str] = {}  # variable -> T
-        for n in _walk(fn):
-            ty = n.child_by_field_name("type") if n.type in ("parameter_declaration", "declaration") else None
+        objects: dict[str, str] = {}  # variable -> T (declared before its uses, in document order)
+        used: dict[str, set[str]] = {}
+        for n in _nodes(fn, ("parameter_declaration", "declaration", "field_expression")):
+            ty = n.child_by_field_name("type") if n.type != "field_expression" else None
             if ty is not None and ty.type == "type_identifier" and _text(ty) in params:
                 declared.setdefault(_text(ty), []).append(ty)
                 for d in n.children_by_field_name("declarator"):
                     if (x := _declarator_name(d)) is not None:
                         objects[_text(x)] = _text(ty)
-        used: dict[str, set[str]] = {}
-        for n in _walk(fn):
             obj = n.child_by_field_name("argument") if n.type == "field_expression" else None
             field = n.child_by_field_name("field") if obj is not None else None
             if obj is not None and obj.type == "identifier" and _text(obj) in objects and field is not None:
@@ -2307,14 +2306,13 @@ class _TypeParameters:
                 if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration")
                 for c in p.named_children if c.type == "type_identifier"}
 
-    def member_calls(self, tmpl, fn) -> dict:
+    def member_calls(self, names: set[str], fn) -> dict:
         """Type parameter -> [(member, call)] of its uses in `fn`, for those used only as
         `G::m()` (no arguments)."""
-        names = self.type_parameters(tmpl)
         uses: dict[str, list] = {}
         spoilt: set[str] = set()
-        for n in _walk(fn):
-            if n.type not in ("type_identifier", "namespace_identifier") or _text(n) not in names:
+        for n in _nodes(fn, ("type_identifier", "namespace_identifier")):
+            if _text(n) not in names:
                 continue
             q = n.parent
             call = q.parent if q is not None and q.type == "qualified_identifier" else None
