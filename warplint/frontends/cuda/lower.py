@@ -131,6 +131,7 @@ class Lowerer:
         self.typedefs: dict[str, T] = {}
         self.structs: dict[str, list] = {}  # tag -> [(field, T)]
         self.enums: dict[str, int] = {}
+        self.bounds: frozenset[str] = frozenset()  # array bounds of the function: each >= 1
         self.funcs: set[str] = set()
         self.func_types: dict[str, T] = {}
         self.read_only_refs: dict[str, set[int]] = {}  # function -> reference parameters it never writes
@@ -381,6 +382,7 @@ class Lowerer:
                 self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
             self.parts = _braced_return_arity(fd.body)
+            self.bounds = _array_bound_names(fd)
             self.stmt(fd.body)
             if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
                 end = self.end_loc(fd.body)
@@ -618,11 +620,16 @@ class Lowerer:
             else:
                 self.rvalue(s.init)
         head, cont, end = self.label(), self.label(), self.label()
+        body = self.label() if s.cond is not None and self.first_test_holds(s) else None
+        if body is not None:  # the loop runs at least once: its test comes after each iteration
+            self.emit("bra", (), (Sym(body),), kw)
         self.put_label(head, kw)
         if s.cond is not None:
             cl = self.cond_loc(s.cond)
             p = self.cond(s.cond)
             self.emit("bra", (), (Sym(end),), cl, guard=(p.name, True))
+        if body is not None:
+            self.put_label(body, kw)
         self.loops.append((end, cont))
         self.stmt(s.stmt)
         self.loops.pop()
@@ -633,6 +640,31 @@ class Lowerer:
         self.emit("bra", (), (Sym(head),), kw)
         self.put_label(end, kw)
         self.scope = self.scope.parent
+
+    def first_test_holds(self, s) -> bool:
+        """Is the test of `for (i = a; i < b; ...)` true before the first iteration?  a is a
+        constant; b a constant, or a name that bounds an array of this function (`float r[N]`:
+        N >= 1, as an array bound is greater than zero) that nothing assigns, with a <= 0."""
+        from pycparser import c_ast as A
+        name, cond = _counter(s.init), s.cond
+        if name is None or not isinstance(cond, A.BinaryOp) or cond.op not in _COMPARE:
+            return False
+        init = s.init.decls[0].init if isinstance(s.init, A.DeclList) else s.init.rvalue
+        a = self.const_eval(init)
+        if isinstance(cond.left, A.ID) and cond.left.name == name:
+            op, other = cond.op, cond.right
+        elif isinstance(cond.right, A.ID) and cond.right.name == name:
+            op, other = _SWAPPED[cond.op], cond.left
+        else:
+            return False
+        if not isinstance(a, int):
+            return False
+        b = self.const_eval(other)
+        if isinstance(b, int):
+            return _COMPARE[op](a, b)
+        if isinstance(other, A.ID) and other.name in self.bounds and name != other.name:
+            return op == "<" and a <= 0 or op == "<=" and a <= 1
+        return False
 
     def s_Break(self, s):
         if not self.loops:
@@ -1295,6 +1327,43 @@ def _braced_return_arity(body) -> int:
             todo.extend(node)  # its child nodes
     counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
     return counts.pop() if len(counts) == 1 else 0
+
+
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b, "==": lambda a, b: a == b}
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!=", "==": "=="}
+
+
+def _counter(init) -> str | None:
+    """The variable `for (int i = a; ...)` or `for (i = a; ...)` sets."""
+    from pycparser import c_ast as A
+    if isinstance(init, A.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
+            and isinstance(init.decls[0].type, A.TypeDecl):
+        return init.decls[0].name
+    if isinstance(init, A.Assignment) and init.op == "=" and isinstance(init.lvalue, A.ID):
+        return init.lvalue.name
+    return None
+
+
+def _array_bound_names(fd) -> frozenset[str]:
+    """Names that are the whole bound of an array declarator of the function (`T r[N]`, a
+    parameter `T a[WIDTH]`), and that it never declares as a variable, assigns or steps: each
+    is at least 1 ([dcl.array]: an array bound is greater than zero)."""
+    from pycparser import c_ast as A
+    bounds, written, todo = set(), set(), [fd.decl, fd.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, A.ArrayDecl) and isinstance(node.dim, A.ID):
+            bounds.add(node.dim.name)
+        elif isinstance(node, A.Decl) and node.name:
+            written.add(node.name)
+        elif isinstance(node, A.Assignment) and isinstance(node.lvalue, A.ID):
+            written.add(node.lvalue.name)
+        elif isinstance(node, A.UnaryOp) and node.op in ("p++", "++", "p--", "--", "&") \
+                and isinstance(node.expr, A.ID):
+            written.add(node.expr.name)
+        todo.extend(node)
+    return frozenset(bounds - written)
 
 
 def _written_registers(body) -> set[str]:
