@@ -18,9 +18,9 @@ def test_show_masks_analyses_each_file_once(project, run_cli, monkeypatch):
     calls = []
     real = warplint.analysis.analyze_module
 
-    def counting(module, options):
+    def counting(module, options, reuse=None):
         calls.append(module.path)
-        return real(module, options)
+        return real(module, options, reuse)
     monkeypatch.setattr(warplint.analysis, "analyze_module", counting)
     status, out, _ = run_cli("--show-masks", "div.ptx")
     assert "active: 0x0000ffff (lanes 0-15)" in out and status == 1

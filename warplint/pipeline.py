@@ -137,10 +137,11 @@ def resolve_targets(module: Module, options: Options) -> list[Target]:
     return [Target.parse(n) for n in names]
 
 
-def analyse(module: Module, options: Options) -> list:
-    """CFGs and analyses of every function the checks look at ([FunctionAnalysis])."""
+def analyse(module: Module, options: Options, reuse=None) -> list:
+    """CFGs and analyses of every function the checks look at ([FunctionAnalysis]).  `reuse`:
+    an `analysis.reuse.Analyses` shared by the modules of one file (its preprocessed texts)."""
     from .analysis import analyze_module
-    return analyze_module(module, options)
+    return analyze_module(module, options, reuse)
 
 
 def check(module: Module, analyses: list, targets: list[Target], options: Options) -> list[Finding]:
@@ -277,7 +278,9 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
         return lint_auto(text, path, options)
     result = FileResult(path, text=text)
     try:
-        variants = [(m, analyse(m, options), targets) for m, targets in parse_variants(text, path, options)]
+        from .analysis.reuse import Analyses
+        reuse = Analyses()  # a function the same in several of the file's texts is analysed once
+        variants = [(m, analyse(m, options, reuse), targets) for m, targets in parse_variants(text, path, options)]
         module, analyses, _ = variants[0]
         result.module, result.analyses = module, analyses
         masks = _variant_masks(variants) if options.show_masks else None  # before the checks' notes

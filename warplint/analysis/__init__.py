@@ -1,20 +1,24 @@
 """Analyses over the warp IR: per-lane values, active lanes, memory accesses."""
 from __future__ import annotations
 
+from functools import cache
+
 from ..cfg import build_cfg
 from ..ir import Diagnostic
 from .divergence import FunctionAnalysis, analyze_function
 from .inline import called_functions, function_table, inline_calls, with_varying_arguments
 from .lanes import Literals
+from .reuse import Analyses, key as reuse_key
 from .values import Terms
 
 
-def analyze_module(module, options) -> list[FunctionAnalysis]:
+def analyze_module(module, options, reuse: Analyses | None = None) -> list[FunctionAnalysis]:
     """Analyse every kernel, and every device function no kernel in this module calls
     (those are analysed in their callers' context, inlined).  A called function that no caller
     could inline (calls nested past the inlining bound) is analysed on its own, with a note.
     A device function analysed on its own has unknown arguments: its analysis carries a second
-    one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`)."""
+    one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`).
+    `reuse`: the analyses of the file's other preprocessed texts (reuse.py)."""
     called = called_functions(module)
     table = function_table(module)
     inlined: set[int] = set()
@@ -22,21 +26,25 @@ def analyze_module(module, options) -> list[FunctionAnalysis]:
     for fn in module.functions:
         if not fn.body or (not fn.is_kernel and id(fn) in called):
             continue
-        results.append(_analyse(fn, module, options, inlined, table))
+        results.append(_analyse(fn, module, options, inlined, table, reuse))
     for fn in module.functions:
         if fn.body and not fn.is_kernel and id(fn) in called and id(fn) not in inlined:
             module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{fn.display_name or fn.name}' analysed "
                                                  "on its own: no caller could inline it (calls nested too deeply, "
                                                  "or too large)"))
-            results.append(_analyse(fn, module, options, inlined, table))
+            results.append(_analyse(fn, module, options, inlined, table, reuse))
     return results
 
 
-def _analyse(fn, module, options, inlined: set[int], table) -> FunctionAnalysis:
-    fa = analyze_function(build_cfg(inline_calls(fn, module, inlined, table)), module, options,
-                          Terms(), Literals())
-    varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table)
-    if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
-        fa.analyse_any_arguments = lambda: analyze_function(build_cfg(inline_calls(varying, module, set(), table)),
-                                                            module, options, Terms(), Literals())
+def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
+    inlined_fn = inline_calls(fn, module, inlined, table)
+    key = reuse_key(fn, inlined_fn, module) if reuse is not None else None
+    kept = reuse.get(key) if key is not None else None
+    fa = kept if kept is not None else analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
+    varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, inlined_fn)
+    if varying is not fn and kept is None:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
+        fa.analyse_any_arguments = cache(lambda: analyze_function(build_cfg(inline_calls(varying, module, set(), table)),
+                                                                  module, options, Terms(), Literals()))
+    if key is not None and kept is None:
+        reuse.put(key, fa)
     return fa

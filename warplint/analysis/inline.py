@@ -71,15 +71,17 @@ def inline_calls(fn: Function, module, inlined: set[int] | None = None,
     return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, body, fn.loc, fn.display_name)
 
 
-def with_varying_arguments(fn: Function, module, table: dict[str, list[Function]] | None = None) -> Function:
+def with_varying_arguments(fn: Function, module, table: dict[str, list[Function]] | None = None,
+                           inlined: Function | None = None) -> Function:
     """`fn` as called by a caller that passes its thread index for each number parameter (one
     that differs per lane, as `threadIdx.x`-derived offsets do).  Parameters used as the base of
     an address keep their default (the same in every lane: warp helpers share their buffers),
     also where only a function it calls uses them so (`sort(T *els) { merge(els); }`).
-    PTX parameters are `.param` variables of unknown kind: PTX functions are left as they are."""
+    PTX parameters are `.param` variables of unknown kind: PTX functions are left as they are.
+    `inlined`: `inline_calls(fn, ...)`, when the caller has it."""
     if module.language == "ptx":
         return fn
-    bases = address_params(inline_calls(fn, module, set(), table))
+    bases = address_params(inlined if inlined is not None else inline_calls(fn, module, set(), table))
     prologue = [Instr("mov.u32", (Reg(p),), (Reg("%tid.x"),), fn.loc) for p in fn.params
                 if p not in bases and p != OBJECT]
     if OBJECT in fn.params:

@@ -1,0 +1,65 @@
+"""One analysis per function as analysed: a CUDA file is preprocessed once per target
+architecture its text tests (pipeline.parse_variants), and the texts mostly define the same
+functions, instruction for instruction (nccl's collective headers: 279 of 302).  A function whose
+inlined body and module facts are those of one analysed for another text of the file takes that
+analysis (a copy with its own notes: the checks add theirs per target) instead of a second one.
+
+The key holds everything the analysis reads: the function with its calls inlined (every field
+of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
+dataclasses), the module's state spaces and local fields as they are when it is analysed, and the function
+as written (`any_arguments` analyses it with a prologue that passes varying arguments: the two
+copies share that analysis).  The options are those of one file's run."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+
+
+class Analyses:
+    """The analyses of one file's texts, by key (`key`)."""
+
+    def __init__(self):
+        self._by_key: dict[tuple, tuple] = {}  # key -> (analysis, its notes when made)
+
+    def get(self, key: tuple):
+        """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
+        kept = self._by_key.get(key)
+        if kept is None:
+            return None
+        fa, notes = kept
+        return replace(fa, notes=list(notes))
+
+    def put(self, key: tuple, fa) -> None:
+        self._by_key.setdefault(key, (fa, tuple(fa.notes)))
+
+
+def key(fn, inlined, module) -> tuple:
+    """What analysing `fn` in `module` reads: `inlined` (`fn` with its calls inlined), and `fn`
+    itself (`any_arguments` analyses it with a prologue)."""
+    return (module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
+            frozenset(module.state_spaces.items()),
+            frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items()))
+
+
+def _function_key(fn) -> tuple:
+    return (fn.name, fn.is_kernel, tuple(fn.params), tuple(fn.ret_params), fn.loc, fn.display_name,
+            tuple(_instr_key(i) if isinstance(i, Instr) else ("label", i.name, i.loc) for i in fn.body))
+
+
+def _instr_key(i: Instr) -> tuple:
+    return (i.opcode, tuple(map(_operand_key, i.dests)), tuple(map(_operand_key, i.srcs)), i.loc, i.guard,
+            i.raw_loc, i.text, i.negated, i.from_cuda, i.frames)
+
+
+def _operand_key(o):
+    """The operand, with its numbers' types (Reg and Sym hold a name: themselves)."""
+    if type(o) in (Reg, Sym) or o is None:
+        return o
+    if isinstance(o, Imm):
+        return ("imm", type(o.value), repr(o.value))
+    if isinstance(o, Addr):
+        return ("addr", _operand_key(o.base), type(o.offset), o.offset)
+    if isinstance(o, Vec):
+        return ("vec", tuple(map(_operand_key, o.items)))
+    return ("other", type(o), repr(o))  # (none now; an object shown by its id is never found again)
