@@ -55,9 +55,24 @@ def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ..
             if len(into) == 1 and None not in into:
                 target[reg] = into.pop()
                 changed = True
+    if not target:
+        return {}
     escaped = _escaped(cfg, target)
-    return {reg: (x, *sorted(r for r in regs if r.startswith(x + ".")))
+    fields = _fields_by_variable(regs)
+    return {reg: (x, *sorted(fields.get(x, ())))
             for reg, x in target.items() if x not in escaped and x.partition("@")[0] not in escaped}
+
+
+def _fields_by_variable(regs: set[str]) -> dict[str, list[str]]:
+    """Name -> the registers that are its fields (`x.f`, `x.f.g` of `x`; `x.f.g` of `x.f`
+    too), found in one pass over the registers, not one per variable."""
+    out: dict[str, list[str]] = {}
+    for r in regs:
+        dot = r.find(".")
+        while dot >= 0:
+            out.setdefault(r[:dot], []).append(r)
+            dot = r.find(".", dot + 1)
+    return out
 
 
 def _escaped(cfg: CFG, target: dict) -> set[str]:

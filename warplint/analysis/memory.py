@@ -279,7 +279,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     one_lane = _one_lane_literals(fa.lits)
     shifts = _Shifts(fa)
     in_loop = set().union(*cfg.loops.values())
-    for _ in range(MAX_PASSES):
+    for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
         for b in order:
             flow, incoming, divergent = _incoming(fa, b, out_state, position)
@@ -306,6 +306,12 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
         if not changed:
             break
     return list(hazards.values())
+
+
+def _has_back_edge(cfg, order: list[int], position: dict[int, int]) -> bool:
+    """Does a block flow into one at or before it in `order` (reverse postorder)?  With none,
+    a block's predecessors are all done before it: the second pass would only confirm the first."""
+    return any(position.get(p, -1) >= position[b] for b in order for p in cfg.preds(b))
 
 
 def _base(acc: MemAccess) -> int | None:
