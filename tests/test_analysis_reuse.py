@@ -81,3 +81,13 @@ def test_the_modules_state_spaces_are_part_of_the_key():
     shared, plain = Module("k.cu", "cuda"), Module("k.cu", "cuda")
     shared.state_spaces["s"] = "shared"
     assert key(fn, fn, shared) != key(fn, fn, plain)
+
+
+def test_one_text_makes_no_keys(monkeypatch):
+    keys = []
+    real = analysis.reuse_key
+    monkeypatch.setattr(analysis, "reuse_key", lambda *a: keys.append(a) or real(*a))
+    lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_70", "sm_80"]))  # one text for both
+    assert keys == []
+    lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_60", "sm_70"]))
+    assert len(keys) == 4  # the two kernels (helper is inlined), in each of the two texts

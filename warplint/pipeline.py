@@ -279,8 +279,9 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
     result = FileResult(path, text=text)
     try:
         from .analysis.reuse import Analyses
-        reuse = Analyses()  # a function the same in several of the file's texts is analysed once
-        variants = [(m, analyse(m, options, reuse), targets) for m, targets in parse_variants(text, path, options)]
+        parsed = parse_variants(text, path, options)
+        reuse = Analyses() if len(parsed) > 1 else None  # a function the same in several texts is analysed once
+        variants = [(m, analyse(m, options, reuse), targets) for m, targets in parsed]
         module, analyses, _ = variants[0]
         result.module, result.analyses = module, analyses
         masks = _variant_masks(variants) if options.show_masks else None  # before the checks' notes
