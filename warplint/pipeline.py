@@ -326,24 +326,31 @@ def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module,
     return _default_target_variants(text, path, options)
 
 
-def _cuda_variants(text: str, path: str, options: Options, wanted: list[Target]) -> list[tuple[Module, list[Target]]]:
-    """The CUDA-C modules for the targets `wanted`: one per distinct preprocessed text."""
+def _cuda_variants(text: str, path: str, options: Options, wanted: list[Target],
+                   parsed: list[Module] = ()) -> list[tuple[Module, list[Target]]]:
+    """The CUDA-C modules for the targets `wanted`: one per distinct preprocessed text.  `parsed`:
+    modules of this file made for other targets, not yet analysed; one whose text is a wanted
+    target's is that target's module (the text is all the front end reads of the target)."""
     from dataclasses import replace
     from .frontends.cuda.frontend import arch_of
     from .frontends.cuda.preprocess import arch_trace, cuda_defines
     by_arch: dict[int, list[Target]] = {}
     for t in wanted:
         by_arch.setdefault(arch_of(t.name), []).append(t)
+    known = {m.arch_trace: m for m in parsed}  # trace of the text -> module
     variants: dict[object, tuple[Module, list[Target]]] = {}  # trace of the text -> (module, targets)
     for arch, targets in by_arch.items():
         trace, run = None, None
-        if variants:  # the first text tells whether there is anything to compare
-            first = next(iter(variants.values()))[0]
+        if variants or known:  # the first text tells whether there is anything to compare
+            first = next(iter(variants.values()))[0] if variants else next(iter(known.values()))
             traced = arch_trace(text, path, {**cuda_defines(arch), **(options.defines or {})},
                                 list(options.include_paths or []), linted_tree(path)) if first.arch_trace else ((), None)
             trace, run = traced or (None, None)
         if trace is not None and trace in variants:
             variants[trace][1].extend(targets)
+            continue
+        if trace is not None and trace in known:
+            variants[trace] = (known[trace], list(targets))
             continue
         module = parse_text(text, path, replace(options, targets=[t.name for t in targets]), run)
         variants[module.arch_trace if trace is None else trace] = (module, list(targets))
@@ -372,7 +379,8 @@ def _default_target_variants(text: str, path: str, options: Options) -> list[tup
     if not demands:
         return variants
     if not kept:
-        kept = _cuda_variants(text, path, options, [Target(min(need[0] for need, _ in demands))])
+        kept = _cuda_variants(text, path, options, [Target(min(need[0] for need, _ in demands))],
+                              [module for module, _ in variants])
     judged = ", ".join(t.name for _, targets in kept for t in targets)
     notes: dict[tuple, list[Target]] = {}  # one note per instruction, naming every target it rules out
     for (sm, ins), dropped in demands:
