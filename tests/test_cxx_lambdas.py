@@ -31,6 +31,12 @@ def parse(src: str):
     ("void k(int *p) { auto f = [&]() { p = 0; }; f(); }",
      "__device__ void k__lambda_1 ( int _Alignas ( 7020 ) * p ) { p = 0 ; } void k ( int * p ) { ; "
      "k__lambda_1 ( p ) ; }"),
+    # a call that leaves out defaulted arguments gets their defaults before the captures
+    ("void k(int n) { int c = 0; auto f = [&](bool last = false, int step = 1) { c += last ? n : step; }; "
+     "f(); f(true); f(true, 2); }",
+     "__device__ void k__lambda_1 ( bool last = false , int step = 1 , int _Alignas ( 7020 ) c , int n ) "
+     "{ c += last ? n : step ; } void k ( int n ) { int c = 0 ; ; k__lambda_1 ( false , 1 , c , n ) ; "
+     "k__lambda_1 ( true , 1 , c , n ) ; k__lambda_1 ( true , 2 , c , n ) ; }"),
     # CUDA's execution space on a lambda goes (the grammar does not know it); `[[a]] __device__` stays
     ("void k(int n) { auto f = [=] __device__ (int x) { return x + n; }; n = f(1); }",
      "__device__ auto k__lambda_1 ( int x , int n ) { return x + n ; } void k ( int n ) { ; "

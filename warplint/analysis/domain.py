@@ -129,6 +129,8 @@ class Joins:
         point = self.point(block, k)
         merged = None
         round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
+        if divergent and self._chosen_by_warps(k, forward):
+            divergent = False
         if not divergent and not round_loop:
             exact = self._predicates_by_path(point, k, incoming)
             if exact is not None:
@@ -144,6 +146,21 @@ class Joins:
             if v != acc:
                 acc = self.join(point, acc, v, round_loop)
         return acc
+
+    def _chosen_by_warps(self, k, forward: list[Incoming]) -> bool:
+        """Do the lanes that bring each value of `k` differ only in warp-uniform conditions?
+        Paths of a divergent branch that bring the same value (both sides of `if (x[i] != y)`
+        set `n = 0`) make no choice between lanes for `k`."""
+        by_value: dict[object, list[LaneSet]] = {}
+        for i in forward:
+            v = i.env.get(k)
+            if v is None:
+                return False
+            by_value.setdefault(v, []).append(i.lanes)
+        if len(by_value) == len(forward):
+            return False  # every path its own value: the lanes of each path choose it
+        whole = self.lane_part(LaneSet.union([i.lanes for i in forward]))
+        return all(self.lane_part(LaneSet.union(sets)) == whole for sets in by_value.values())
 
     # -- values -----------------------------------------------------------------------
     def merge_by_lanes(self, point: MergePoint, vals: list, masks: list[LaneSet]):

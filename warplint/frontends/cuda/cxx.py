@@ -2008,11 +2008,26 @@ class _Lambda:
         t = lay.tok(f)
         a, b = lay.src.span(args)
         out = [t.copy(kind="id", text=self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        given = args.named_child_count
+        for i, value in enumerate(self.defaults_after(given)):
+            if i or given:
+                out.append(_new(t, "op", ","))
+            out += lay.node(value)
+            given += 1
         for i, cap in enumerate(self.captures):
-            if i or args.named_child_count:
+            if i or given:
                 out.append(_new(t, "op", ","))
             out += self.capture_argument(t, cap, prefix)
         return out + [lay.src.toks[b - 1]]
+
+    def defaults_after(self, given: int) -> list:
+        """The default values of the lambda's parameters past the `given` arguments of a call
+        (`[&](bool last = false) {..}` called as `f()`): they go before the captured variables."""
+        ldecl = self.lam.child_by_field_name("declarator")
+        params = ldecl.child_by_field_name("parameters") if ldecl is not None else None
+        rest = params.named_children[given:] if params is not None else []
+        values = [p.child_by_field_name("default_value") for p in rest]
+        return values if all(v is not None for v in values) else []
 
 
 MAX_TEMPLATE_COPIES = 32  # per file: copies of function templates for their value arguments
