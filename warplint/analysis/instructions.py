@@ -173,10 +173,10 @@ class Interpreter:
         op = ins.op
         if op == "not":
             r = negate(vals[0], lits, ("not", id(ins)))
-        elif op == "and":
-            r = vals[0].and_(vals[1])
-        elif op == "or":
-            r = vals[0].or_(vals[1])
+        elif op in ("and", "or"):
+            r = ev.predicate_butterfly(op, vals[0], vals[1], str(ins.dests[0]), ins.loc)
+            if r is None:
+                r = vals[0].and_(vals[1]) if op == "and" else vals[0].or_(vals[1])
         else:
             n0, n1 = negate(vals[0], lits, ("x0", id(ins))), negate(vals[1], lits, ("x1", id(ins)))
             r = vals[0].and_(n1).or_(n0.and_(vals[1]))
@@ -338,7 +338,7 @@ class Interpreter:
         elif (moved := self._butterfly_partner(ins, vals, participants)) is not None:
             self._set(env, d[0], moved, guarded)
         else:
-            self._set(env, d[0], self.ev.opaque(("shfl", ins.opcode), vals), guarded)
+            self._set(env, d[0], self.ev.opaque(("shfl", ins.opcode), vals, lanewise=False), guarded)
         if len(d) > 1:
             p = _shfl_in_range(ins, vals)
             in_range = LaneSet.const(p) if p is not None else LaneSet.lit(

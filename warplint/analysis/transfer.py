@@ -1,6 +1,7 @@
 """Transfer functions: how each instruction changes per-lane register values."""
 from __future__ import annotations
 
+from functools import lru_cache
 from math import gcd
 
 from ..intops import ARITHMETIC, binary
@@ -200,15 +201,48 @@ class Evaluator:
             return scope
         return scope_of(v)
 
-    def opaque(self, key, vals, text="") -> object:
-        """A result we cannot compute: uniform if every input is, else per-lane unknown."""
+    def opaque(self, key, vals, text="", lanewise: bool = True) -> object:
+        """A result we cannot compute: uniform if every input is, else per-lane unknown.  A
+        `lanewise` result (each lane's from its own inputs: not a shuffle) is the same in lanes
+        l and l ^ s wherever every input is (`symmetry`)."""
         t = self.terms.get((key, tuple(vals)), text)
         if all(self.uniform(v) for v in vals):
             scope = "block"
             for v in vals:
                 scope = wider(scope, self.scope(v))
             return Aff(t, ZEROS, 1, scope)
+        if lanewise:
+            self._note_symmetry(self.terms.symmetric, t, vals)
         return Unk(t)
+
+    def symmetry(self, v) -> int:
+        """The lane xors under which `v` is the same (bit s: lanes l and l ^ s hold one value):
+        FULL for a warp-uniform value, 1 (s = 0 only) when nothing is known.  A value built
+        lane by lane from butterfly results keeps what they share (`m = max over groups of 4`,
+        `m < limit`, `(m < limit) ? 1 : 0`)."""
+        if self.uniform(v):
+            return FULL
+        if isinstance(v, Unk):
+            return self.terms.symmetric.get(v.term, 1)
+        if isinstance(v, Aff):
+            return _offsets_symmetry(v.off)
+        if isinstance(v, Pred):
+            same = FULL
+            for bits, lits in v.lanes.cubes:
+                same &= _offsets_symmetry(tuple(bits >> lane & 1 for lane in LANES))
+                for x in lits:
+                    if self.lits[x].kind != "uniform":
+                        same &= self.terms.symmetric_lits.get(abs(x), 1)
+            return same
+        return 1
+
+    def _note_symmetry(self, table: dict, key: int, vals) -> None:
+        same = FULL
+        for v in vals:
+            same &= self.symmetry(v)
+            if same == 1:
+                return
+        table[key] = same
 
     def arith(self, op: str, a, b, bits: int):
         if isinstance(a, Aff) and isinstance(b, Aff):
@@ -338,9 +372,58 @@ class Evaluator:
             return Aff(0, tuple(x if e >> l & 1 else y for l, (x, y) in enumerate(zip(a.off, c.off))))
         if a == c:
             return a
+        r = self._min_or_max(a, c, p)
+        if r is not None:
+            return r
         return self.opaque("selp", (a, c, p))
 
+    def _min_or_max(self, a, c, p):
+        """`a > c ? a : c` (or `<`, `>=`, `<=`): a choice between two values by their own
+        comparison is their max or their min, the same whichever order they come in (NaNs
+        aside, as for IEEE addition in `butterfly`); a butterfly step when c is a's partner."""
+        lanes = pred_of(p)
+        if lanes is None or len(lanes.cubes) != 1 or not isinstance(a, Unk) or not isinstance(c, Unk):
+            return None
+        bits, lits = next(iter(lanes.cubes))
+        key = self.lits.key_of(abs(next(iter(lits)))) if bits == FULL and len(lits) == 1 else None
+        if isinstance(key, tuple) and len(key) == 5 and key[:2] in (("cmp", "gt"), ("cmp", "ge")) \
+                and {key[3], key[4]} == {a, c}:
+            return self.butterfly("max", a, c)
+        return None
+
     # -- predicates -----------------------------------------------------------------------
+    def predicate_butterfly(self, op: str, p: LaneSet, q: LaneSet, text: str, loc) -> LaneSet | None:
+        """`p and q` / `p or q` where q tests lane l ^ m's p (nvcc's bool butterfly: p as 1 or
+        0 by selp, shuffled by bfly m, compared with 0): lanes l and l ^ m combine the same two
+        conditions, so the result is the same under p's lane xors and m; a warp-uniform
+        condition once they cover the warp.  None for any other pair."""
+        for x, y in ((p, q), (q, p)):
+            m = self._partner_test(x, y)
+            if m is None:
+                continue
+            same = _with_xor(self.symmetry(Pred(x)), m)
+            key = ("pred-bfly", op, x, y)
+            if same == FULL:
+                return LaneSet.lit(self.lits.get(key, "uniform", "warp", text, loc))
+            lit = self.lits.get(key, "lane", "lane", text, loc)
+            self.terms.symmetric_lits[lit] = same
+            return LaneSet.lit(lit)
+        return None
+
+    def _partner_test(self, x: LaneSet, y: LaneSet) -> int | None:
+        """m when `y` is `v != 0` with v lane l ^ m's `x ? 1 : 0` (or `v == 0` with x negated)."""
+        lit = _single_literal(y)
+        key = self.lits.key_of(abs(lit)) if lit else None
+        if not (isinstance(key, tuple) and len(key) == 5 and key[:2] == ("cmp", "eq")
+                and isinstance(key[3], Unk) and key[4] == const(0)):
+            return None
+        read, m = self.terms.partners.get(key[3].term, (0, 0))
+        chosen = self.terms.key_of(read) if read else None
+        tested = x if lit < 0 else _flipped(x)  # `v != 0` tests x itself, `v == 0` its negation
+        if tested is not None and chosen == ("selp", (const(1), const(0), Pred(tested))):
+            return m
+        return None
+
     def compare(self, cmp: str, a, b, bits: int, signed: bool, text: str, loc, neg_text: str = ""):
         f = _CMP.get(cmp)
         if f is not None and isinstance(a, Aff) and isinstance(b, Aff):
@@ -366,6 +449,7 @@ class Evaluator:
             lit = self.lits.get(key, "uniform", scope, text, loc)
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
+            self._note_symmetry(self.terms.symmetric_lits, lit, (a, b))
         return Pred(LaneSet.lit(-lit if negate else lit))
 
     def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
@@ -445,6 +529,7 @@ class Evaluator:
             lit = self.lits.get(("nz", v), "uniform", self.scope(v), text or "condition", loc)
         else:
             lit = self.lits.get(("nz", v), "lane", "lane", text or "condition", loc)
+            self._note_symmetry(self.terms.symmetric_lits, lit, (v,))
         return LaneSet.lit(lit)
 
 
@@ -459,6 +544,26 @@ def _with_xor(same: int, m: int) -> int:
         if same >> s & 1:
             out |= 1 << (s ^ m)
     return out
+
+
+def _single_literal(s: LaneSet) -> int:
+    """The one literal of a set that is one condition on every lane (0 for any other set)."""
+    if len(s.cubes) != 1:
+        return 0
+    bits, lits = next(iter(s.cubes))
+    return next(iter(lits)) if bits == FULL and len(lits) == 1 else 0
+
+
+def _flipped(s: LaneSet) -> LaneSet | None:
+    """The negation of a one-condition set (None for any other set)."""
+    lit = _single_literal(s)
+    return LaneSet.lit(-lit) if lit else None
+
+
+@lru_cache(maxsize=4096)
+def _offsets_symmetry(off: tuple) -> int:
+    """The lane xors s under which per-lane offsets are the same (off[l] == off[l ^ s])."""
+    return sum(1 << s for s in range(32) if all(off[lane] == off[lane ^ s] for lane in LANES))
 
 
 def _warp_case(text: str, bits: int) -> str:

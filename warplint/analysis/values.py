@@ -170,6 +170,7 @@ class Terms(Interned):
         # it is the same (lane l and lane l ^ s hold one value)
         self.partners: dict[int, tuple[int, int]] = {}
         self.symmetric: dict[int, int] = {}
+        self.symmetric_lits: dict[int, int] = {}  # the same for lane conditions (Literals ids)
 
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
