@@ -160,7 +160,16 @@ class Joins:
         if len(by_value) == len(forward):
             return False  # every path its own value: the lanes of each path choose it
         whole = self.lane_part(LaneSet.union([i.lanes for i in forward]))
-        return all(self.lane_part(LaneSet.union(sets)) == whole for sets in by_value.values())
+        return all(self._all_or_none(LaneSet.union(sets), whole) for sets in by_value.values())
+
+    def _all_or_none(self, s: LaneSet, whole: LaneSet) -> bool:
+        """Is `s`, under each warp-uniform condition it holds on, all of the lanes `whole`?
+        (`c and lane < 16 or not c and lane >= 16` is not: it splits the warp either way.)"""
+        by_choice: dict[frozenset, list[LaneSet]] = {}
+        for bits, lits in s.cubes:
+            uniform = frozenset(x for x in lits if self.lits[x].kind == "uniform")
+            by_choice.setdefault(uniform, []).append(LaneSet([(bits, lits - uniform)]))
+        return all(LaneSet.union(parts) == whole for parts in by_choice.values())
 
     # -- values -----------------------------------------------------------------------
     def merge_by_lanes(self, point: MergePoint, vals: list, masks: list[LaneSet]):
