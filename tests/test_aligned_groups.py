@@ -87,3 +87,40 @@ def test_the_same_words_on_the_same_lanes_are_no_groups():
     a = LaneSet.lit(lits.get(("i", 1), "uniform", "warp", "idx < n4"), 0xF)
     b = LaneSet.lit(lits.get(("i", 2), "uniform", "warp", "idx < n4"), 0xF)
     assert describe(a.or_(b), lits) == "lanes 0-3 where idx < n4"
+
+
+def test_thread_index_over_warp_groups():
+    # tid = B + lane with B a multiple of 32: tid / 128 (or >> 7) is the same in the whole warp;
+    # tid % 128 (or & 127) keeps the lane offsets on a new multiple of 32; tid / 16 does not
+    ev = _evaluator()
+    tid = Aff(ev.terms.get(("t",), "tid"), LANES, 32, "warp")
+    for op, c in (("div", 128), ("shr", 7)):
+        assert ev.arith(op, tid, Aff(0, (c,) * 32), 32).uniform
+    for op, c in (("rem", 128), ("and", 127)):
+        r = ev.arith(op, tid, Aff(0, (c,) * 32), 32)
+        assert r.off == LANES and r.align == 32 and ev.arith("div", r, Aff(0, (32,) * 32), 32).uniform
+    assert not ev.arith("div", tid, Aff(0, (16,) * 32), 32).uniform
+
+
+def test_group_values_keep_their_lane_symmetry():
+    # a max over aligned groups of 4 (butterfly 2, 1 as `a > b ? a : b`), then a test of it, a
+    # 1/0 select and an AND across the groups (4, 8, 16): the same in the whole warp
+    from warplint.analysis.values import Unk
+    ev = _evaluator()
+    x = Unk(ev.terms.get(("x",), "x"))
+
+    def partner(v, m):
+        t = ev.terms.get(("bfly", v.term, m), "partner")
+        ev.terms.partners[t] = (v.term, m)
+        return Unk(t)
+
+    for m in (2, 1):
+        p = partner(x, m)
+        x = ev.select(x, p, ev.compare("gt", x, p, 32, True, "x > p", None), "", None)
+    assert ev.symmetry(x) == 0b1111
+    flag = ev.select(Aff(0, (1,) * 32), Aff(0, ZEROS), ev.compare("lt", x, Aff(0, ZEROS), 32, True, "x < 0", None),
+                     "", None)
+    assert ev.symmetry(flag) == 0b1111
+    for m in (4, 8, 16):
+        flag = ev.arith("and", flag, partner(flag, m), 32)
+    assert flag.uniform

@@ -327,6 +327,13 @@ class Evaluator:
             return Aff(t, ZEROS, c & -c, a.scope)
         if op == "rem" and c > 0 and al and al % c == 0 and min(a.off) >= 0:
             return exact(x % c for x in a.off)
+        # lane offsets inside one step of B (a uniform value keeps its own terms: analysis/bounds.py)
+        within = bool(al) and not a.uniform and min(a.off) >= 0 and max(a.off) < al
+        modulus = c if op == "rem" else c + 1 if op == "and" and c > 0 and c & (c + 1) == 0 else 0
+        if modulus > 0 and within and modulus % al == 0:
+            # B + off with B a multiple of al, and the modulus one too: (B % c) + off, the same
+            # offsets (threadIdx.x % 128, or & 127: the warp's place in its group of 4, plus the lane)
+            return Aff(self.terms.get(("rem", a.base, modulus), "rem"), a.off, al, a.scope)
         if op == "shr" and c >= 10 and self._thread_index(a):
             return const(0)  # %tid.x < 1024: the sign test of (int)threadIdx.x % 32
         div = None
@@ -339,6 +346,10 @@ class Evaluator:
         if div and a.align and a.align % div == 0 and min(a.off) >= 0:
             t = self.terms.get(("div", a.base, div), "div")
             return Aff(t, tuple(x // div for x in a.off), a.align // div, a.scope)
+        if div and within and div % al == 0:
+            # (B + off) / div = B / div: the offsets never carry past a multiple of al, nor so
+            # past one of div (threadIdx.x / 128, the warp group: the same in the whole warp)
+            return Aff(self.terms.get(("div", a.base, div), "div"), ZEROS, 1, a.scope)
         if op in ("xor", "or") and c >= 0 and a.align and a.align > max(max(a.off), c) and min(a.off) >= 0:
             f = (lambda x: x ^ c) if op == "xor" else (lambda x: x | c)
             return Aff(a.base, tuple(f(x) for x in a.off), a.align, a.scope)
