@@ -309,6 +309,8 @@ def call(lw, e):
         return d, INT if name == "__mul24" else UINT
     # device function or unknown (math functions, libraries): a call; unknown results are
     # data-dependent unless every input is uniform
+    if discard:
+        _declare_macro_names(lw, name, args)
     vals = []
     for a in args:
         v, t = lw.rvalue(a)
@@ -323,6 +325,22 @@ def call(lw, e):
     lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
     _copy_back(lw, name, args, outs, loc)
     return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+
+
+def _declare_macro_names(lw, name, args) -> None:
+    """`IDS_2D(px, py);`, a statement calling something defined nowhere warplint read (a macro of
+    an unread header), with names that nothing declares: a macro takes names, not values, and
+    this one declares or sets them (C++ would reject the names otherwise).  They are declared
+    here, never written, so what they hold is unknown and may differ between threads; read as
+    constants of the unread header, they gave every thread the same index."""
+    from pycparser import c_ast as A
+    from .lower import Var
+    if name in lw.funcs or name in lw.func_types or lw.scope.find(name) is not None:
+        return
+    for a in args:
+        if isinstance(a, A.ID) and lw.scope.find(a.name) is None and a.name not in lw.enums \
+                and a.name not in lw.funcs:
+            lw.scope.vars[a.name] = Var("reg", lw.unique(a.name), INT)
 
 
 def _reference_outs(lw, name, args):
