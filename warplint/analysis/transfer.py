@@ -1,14 +1,15 @@
 """Transfer functions: how each instruction changes per-lane register values."""
 from __future__ import annotations
 
+from collections import Counter
 from math import gcd
 
 from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
-from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact, is_uniform,
-                     join_offsets, pred_of, scope_of, wider)
+from .values import (LANES, UNKNOWN_STEP, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact,
+                     is_uniform, join_offsets, pred_of, product_factors, scope_of, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -352,6 +353,10 @@ class Evaluator:
             r = self._compare_aligned(f, a, b, cmp, text, loc)
             if r is not None:
                 return r
+            if bits > 0 and self._rounded_block_loop(cmp, a, b):
+                key, negate = _canonical(cmp, a, b, True, signed)
+                lit = self.lits.get(key, "uniform", "block", neg_text if negate and neg_text else text, loc)
+                return Pred(LaneSet.lit(-lit if negate else lit))
         r = self._compare_by_groups(cmp, a, b, bits, signed, text, loc, neg_text)
         if r is not None:
             return r
@@ -367,6 +372,37 @@ class Evaluator:
         else:
             lit = self.lits.get(key, "lane", "lane", text, loc)
         return Pred(LaneSet.lit(-lit if negate else lit))
+
+    def _rounded_block_loop(self, cmp: str, a: Aff, b: Aff) -> bool:
+        """`i < q * S` with i = threadIdx.x + k * S, S the block size or a product of block
+        dimensions with blockDim.x in it (`for (i = threadIdx.x; i < div_up(n, S) * S; i += S)`,
+        the loop rounded up so that every thread runs it as often, for its barriers): as
+        threadIdx.x < S, it holds exactly when k < q, the same in every thread of the block."""
+        x, y, oriented = (a, b, cmp) if a.off == LANES else (b, a, _SWAPPED.get(cmp, cmp))
+        if _INT_ORDER.get(oriented) != 0 or x.off != LANES or y.off != ZEROS or y.scope != "block" or not y.base:
+            return False
+        t = self.terms
+        start, steps = x.base, frozenset()
+        if t.moves_from.get(start):
+            start, steps = t.moves_from[start], t.steps.get(start, UNKNOWN_STEP)
+        if t.key_of(start) != ("warpbase",) or not self.aligned_tid:
+            return False
+        size = self._block_size_factors(steps)
+        return size is not None and _contains(Counter(product_factors(t, y.base)), size)
+
+    def _block_size_factors(self, steps: frozenset) -> Counter | None:
+        """The factors of S, the one step the loop adds (blockDim.x when it adds none), when
+        they are block dimensions with blockDim.x among them, so that threadIdx.x < S."""
+        t = self.terms
+        dims = {t.get(("sp", f"%ntid.{d}"), f"%ntid.{d}") for d in "xyz"}
+        if not steps:
+            return Counter([t.get(("sp", "%ntid.x"), "%ntid.x")])
+        if len(steps) != 1:
+            return None
+        (atom, c), = steps
+        factors = Counter(product_factors(t, atom)) if isinstance(atom, int) and c > 0 else Counter()
+        ok = factors and set(factors) <= dims and t.get(("sp", "%ntid.x"), "%ntid.x") in factors
+        return factors if ok else None
 
     def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
         """x = B + off[l] against y = C + c, the same in every lane, where B and C are multiples
@@ -544,6 +580,10 @@ def _lane_groups(offs, c: int, g: int, cmp: str):
             rep = o
         groups[rep] = groups.get(rep, 0) | (1 << lane)
     return known, groups
+
+
+def _contains(whole: Counter, part: Counter) -> bool:
+    return all(whole[k] >= n for k, n in part.items())
 
 
 def _bits(flags) -> int:

@@ -165,6 +165,7 @@ class Terms(Interned):
         self.scopes: dict[int, str] = {}
         self.aligns: dict[int, int] = {}
         self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
+        self.steps: dict[int, frozenset] = {}  # merged term -> the (atom, coefficient) its back edges add
         # butterfly steps (`Evaluator.butterfly`): a full-warp shfl.bfly's unknown result ->
         # (the term it read, the lane xor m); an unknown -> the lane xors s (bit s) under which
         # it is the same (lane l and lane l ^ s hold one value)
@@ -181,13 +182,15 @@ class Terms(Interned):
                 known = self.aligns.get(term, 1)
                 self.aligns[term] = known * align // gcd(known, align)
 
-    def note_moves(self, merged: int, start: int) -> None:
-        """`merged` (a loop header's value) is `start` plus block-uniform steps."""
+    def note_moves(self, merged: int, start: int, steps: frozenset = frozenset()) -> None:
+        """`merged` (a loop header's value) is `start` plus block-uniform steps (`steps`: what
+        one back edge adds, as (atom, coefficient) pairs)."""
         known = self.moves_from.get(merged)
         if known is None:
             self.moves_from[merged] = start
         elif known != start:
             self.moves_from[merged] = 0
+        self.steps[merged] = self.steps.get(merged, frozenset()) | steps
 
 
 MAX_DEPTH = 16
@@ -260,6 +263,28 @@ def steps_from(terms: Terms, x: int, t: int) -> bool:
     return form is not None and form.get(t) == 1 and all(
         _block_uniform(terms, atom) for atom, c in form.items() if atom != t)
 
+
+
+UNKNOWN_STEP = frozenset({("?", 1)})  # a back edge whose step is not known as atoms
+
+
+def back_steps(terms: Terms, x: int, t: int, start: int) -> frozenset:
+    """What the back edge's `x` adds to the loop's merged term `t` (or, in the first round, to
+    its `start`): (atom, coefficient) pairs."""
+    for base in (t, start):
+        form = _linear(terms, x, stop=base)
+        if form is not None and form.get(base) == 1:
+            return frozenset((atom, c) for atom, c in form.items() if atom != base)
+    return UNKNOWN_STEP
+
+
+def product_factors(terms: Terms, t: int, depth: int = 0) -> list[int]:
+    """The terms whose product `t` is (`q * blockDim.x`: [q, blockDim.x]); [t] when no product."""
+    key = terms.key_of(t)
+    if depth < MAX_DEPTH and isinstance(key, tuple) and len(key) == 3 and key[0] == "mul" \
+            and all(isinstance(f, Aff) and f.off == ZEROS for f in key[1:]):
+        return [x for f in key[1:] for x in product_factors(terms, f.base, depth + 1)]
+    return [t]
 
 
 def pred_of(v) -> LaneSet | None:

@@ -81,6 +81,9 @@ def call(lw, e):
             who = n.name.name if isinstance(n.name, A.ID) else _name(n.name) + "()"
             lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{who}.sync")
             return Imm(0), INT
+        if isinstance(n, A.StructRef) and n.field.name in ("size", "num_threads") and not args \
+                and isinstance(n.name, A.ID) and _block_group_type(lw, n.name) == "thread_block":
+            return _block_size(lw, call_loc(lw, e, n.field.name)), UINT
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
             obj = lw.scope.find(n.name.name)
             group = _group(obj) or _generic_group(lw, obj, n.field.name)
@@ -373,6 +376,20 @@ def _is_block_group(lw, e) -> bool:
         v = lw.scope.find(e.name)
         return v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK
     return isinstance(e, A.FuncCall) and _name(e) in ("this_thread_block", "this_grid") and not _args(e)
+
+
+def _block_group_type(lw, e) -> str | None:
+    """"thread_block" or "grid_group" for a variable holding the block or the grid as a group."""
+    v = lw.scope.find(e.name)
+    return _type_name(v.type) if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK else None
+
+
+def _block_size(lw, loc) -> Reg:
+    """The threads of the block: blockDim.x * blockDim.y * blockDim.z."""
+    xy, d = lw.temp(), lw.temp()
+    lw.emit("mul.lo.u32", (xy,), (Reg("%ntid.x"), Reg("%ntid.y")), loc)
+    lw.emit("mul.lo.u32", (d,), (xy, Reg("%ntid.z")), loc, text="size")
+    return d
 
 
 def auto_group_type(lw, init, t: T) -> T:
