@@ -8,8 +8,8 @@ from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
-from .values import (LANES, UNKNOWN_STEP, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact,
-                     is_uniform, join_offsets, pred_of, product_factors, scope_of, wider)
+from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact, is_uniform,
+                     join_offsets, pred_of, product_factors, scope_of, thread_index_steps, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -279,6 +279,8 @@ class Evaluator:
                 return None
             if k == 1:
                 return a
+            if k == 0:
+                return const(0)
             t = self.terms.get(("mul", a.base, k), "mul")
             return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
         al = a.align
@@ -379,30 +381,18 @@ class Evaluator:
         the loop rounded up so that every thread runs it as often, for its barriers): as
         threadIdx.x < S, it holds exactly when k < q, the same in every thread of the block."""
         x, y, oriented = (a, b, cmp) if a.off == LANES else (b, a, _SWAPPED.get(cmp, cmp))
-        if _INT_ORDER.get(oriented) != 0 or x.off != LANES or y.off != ZEROS or y.scope != "block" or not y.base:
+        if _INT_ORDER.get(oriented) != 0 or x.off != LANES or y.off != ZEROS or y.scope != "block" \
+                or not y.base or not self.aligned_tid:
             return False
-        t = self.terms
-        start, steps = x.base, frozenset()
-        if t.moves_from.get(start):
-            start, steps = t.moves_from[start], t.steps.get(start, UNKNOWN_STEP)
-        if t.key_of(start) != ("warpbase",) or not self.aligned_tid:
-            return False
-        size = self._block_size_factors(steps)
-        return size is not None and _contains(Counter(product_factors(t, y.base)), size)
-
-    def _block_size_factors(self, steps: frozenset) -> Counter | None:
-        """The factors of S, the one step the loop adds (blockDim.x when it adds none), when
-        they are block dimensions with blockDim.x among them, so that threadIdx.x < S."""
         t = self.terms
         dims = {t.get(("sp", f"%ntid.{d}"), f"%ntid.{d}") for d in "xyz"}
-        if not steps:
-            return Counter([t.get(("sp", "%ntid.x"), "%ntid.x")])
-        if len(steps) != 1:
-            return None
-        (atom, c), = steps
-        factors = Counter(product_factors(t, atom)) if isinstance(atom, int) and c > 0 else Counter()
-        ok = factors and set(factors) <= dims and t.get(("sp", "%ntid.x"), "%ntid.x") in factors
-        return factors if ok else None
+        steps = thread_index_steps(t, x.base)
+        if steps is None or any(not set(f) <= dims for f in steps):
+            return False
+        size = Counter({f: n for f, n in Counter(product_factors(t, y.base)).items() if f in dims})
+        for f in steps:
+            size &= f
+        return t.get(("sp", "%ntid.x"), "%ntid.x") in size
 
     def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
         """x = B + off[l] against y = C + c, the same in every lane, where B and C are multiples
@@ -580,10 +570,6 @@ def _lane_groups(offs, c: int, g: int, cmp: str):
             rep = o
         groups[rep] = groups.get(rep, 0) | (1 << lane)
     return known, groups
-
-
-def _contains(whole: Counter, part: Counter) -> bool:
-    return all(whole[k] >= n for k, n in part.items())
 
 
 def _bits(flags) -> int:

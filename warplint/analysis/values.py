@@ -14,6 +14,7 @@ the same term, so `i < n` computed twice is recognised as one condition.
 """
 from __future__ import annotations
 
+from collections import Counter
 from math import gcd
 
 from .interned import Interned
@@ -276,6 +277,24 @@ def back_steps(terms: Terms, x: int, t: int, start: int) -> frozenset:
         if form is not None and form.get(base) == 1:
             return frozenset((atom, c) for atom, c in form.items() if atom != base)
     return UNKNOWN_STEP
+
+
+def thread_index_steps(terms: Terms, t: int) -> list[Counter] | None:
+    """When `t` is threadIdx.x's warp base plus positive multiples of terms (a loop's steps
+    counted as the one term each iteration adds: `i = threadIdx.x; i += S`), the factors of
+    each multiple (`product_factors`); None otherwise."""
+    form = _linear(terms, t)
+    if not form or form.pop(terms.get(("warpbase",), "warp's first thread"), 0) != 1:
+        return None
+    out = []
+    for atom, c in form.items():
+        if isinstance(atom, tuple):  # a loop's steps
+            step = terms.steps.get(atom[1], UNKNOWN_STEP)
+            atom, c = next(iter(step)) if len(step) == 1 else (None, 0)
+        if not isinstance(atom, int) or c <= 0:
+            return None
+        out.append(Counter(product_factors(terms, atom)))
+    return out
 
 
 def product_factors(terms: Terms, t: int, depth: int = 0) -> list[int]:
