@@ -230,25 +230,15 @@ class Interpreter:
         are what was stored into the .param symbols it names; its result is unknown, the same
         in every lane only when every argument is (a call with no arguments, like `lane_of()`,
         may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
-        loads from it read the result.  A call given the address of a shared or global
-        variable may change it and return what each thread found there (an atomic behind a
-        macro: `slot = ATOMIC_ADD(&count, 1)`): a per-lane result of its own."""
+        loads from it read the result."""
         srcs = ins.srcs
         vals = [v for s in srcs[1:] for v in self._argument(env, s)]
         key = ("call", str(srcs[0]) if srcs else "?")
-        if vals and not any(self._shared_variable_address(v) for v in vals):
-            result = self.ev.opaque(key, vals, "call")
-        else:
-            result = Unk(self.terms.get((key, id(ins)), "call"))
+        result = self.ev.opaque(key, vals, "call") if vals else Unk(self.terms.get((key, id(ins)), "call"))
         for d in ins.dests:
             if isinstance(d, Sym):
                 env[_returned(d.name)] = result
         self._set_all(env, ins, result, guarded)
-
-    def _shared_variable_address(self, v) -> bool:
-        """Is `v` the address of a variable other threads see (a shared or global symbol)?"""
-        key = self.terms.key_of(v.base) if isinstance(v, Aff) else None
-        return isinstance(key, tuple) and key[0] == "addr" and self.ev.spaces.get(key[1]) in ("shared", "global")
 
     def _argument(self, env, op) -> list:
         """The values a call argument passes: a register's value, or what was stored into a

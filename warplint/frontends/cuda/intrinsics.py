@@ -327,6 +327,8 @@ def call(lw, e):
     d = lw.temp()
     lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
     _copy_back(lw, name, args, outs, loc)
+    if _unknown_update(lw, name, args):
+        d = lw.temp()  # never written: what each thread found there (Evaluator.undefined)
     return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
 
 
@@ -344,6 +346,22 @@ def _declare_macro_names(lw, name, args) -> None:
         if isinstance(a, A.ID) and lw.scope.find(a.name) is None and a.name not in lw.enums \
                 and a.name not in lw.funcs:
             lw.scope.vars[a.name] = Var("reg", lw.unique(a.name), INT)
+
+
+def _unknown_update(lw, name, args) -> bool:
+    """`slot = ATOMIC_ADD(&count, 1)`: something defined nowhere warplint read, given the address
+    of a shared or global scalar, may change it and return what each thread found there (an
+    atomic behind a macro): its result may differ between threads even when every argument is
+    the same in all of them."""
+    from pycparser import c_ast as A
+    if name in lw.funcs or lw.scope.find(name) is not None:
+        return False
+    for a in args:
+        v = lw.scope.find(a.expr.name) if isinstance(a, A.UnaryOp) and a.op == "&" \
+            and isinstance(a.expr, A.ID) else None
+        if v is not None and v.kind == "mem" and v.space in ("shared", "global") and v.type.kind != Kind.ARRAY:
+            return True
+    return False
 
 
 def _reference_outs(lw, name, args):
