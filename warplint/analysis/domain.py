@@ -21,7 +21,7 @@ from operator import is_not
 from typing import NamedTuple
 
 from .lanes import EMPTY, FULL, LaneSet, Literals
-from .values import ZEROS, Aff, Pred, Terms, Unk, is_uniform, join_offsets, scope_of, steps_from, wider
+from .values import ZEROS, Aff, Pred, Terms, Unk, back_steps, is_uniform, join_offsets, scope_of, steps_from, wider
 
 
 class MergePoint(NamedTuple):
@@ -285,5 +285,5 @@ class Joins:
         for start, back in ((a, v), (v, a)):
             if start.base and start.base != t and not steps_from(terms, start.base, t) and (
                     steps_from(terms, back.base, t) or steps_from(terms, back.base, start.base)):
-                terms.note_moves(t, start.base)
+                terms.note_moves(t, start.base, back_steps(terms, back.base, t, start.base))
                 return

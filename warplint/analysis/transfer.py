@@ -1,6 +1,7 @@
 """Transfer functions: how each instruction changes per-lane register values."""
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from math import gcd
 
@@ -9,7 +10,7 @@ from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
 from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact, is_uniform,
-                     join_offsets, pred_of, scope_of, wider)
+                     join_offsets, pred_of, product_factors, scope_of, thread_index_steps, wider)
 
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -312,6 +313,8 @@ class Evaluator:
                 return None
             if k == 1:
                 return a
+            if k == 0:
+                return const(0)
             t = self.terms.get(("mul", a.base, k), "mul")
             return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
         al = a.align
@@ -446,6 +449,10 @@ class Evaluator:
             r = self._compare_aligned(f, a, b, cmp, text, loc)
             if r is not None:
                 return r
+            if bits > 0 and self._rounded_block_loop(cmp, a, b):
+                key, negate = _canonical(cmp, a, b, True, signed)
+                lit = self.lits.get(key, "uniform", "block", neg_text if negate and neg_text else text, loc)
+                return Pred(LaneSet.lit(-lit if negate else lit))
         r = self._compare_by_groups(cmp, a, b, bits, signed, text, loc, neg_text)
         if r is not None:
             return r
@@ -462,6 +469,25 @@ class Evaluator:
             lit = self.lits.get(key, "lane", "lane", text, loc)
             self._note_symmetry(self.terms.symmetric_lits, lit, (a, b))
         return Pred(LaneSet.lit(-lit if negate else lit))
+
+    def _rounded_block_loop(self, cmp: str, a: Aff, b: Aff) -> bool:
+        """`i < q * S` with i = threadIdx.x + k * S, S the block size or a product of block
+        dimensions with blockDim.x in it (`for (i = threadIdx.x; i < div_up(n, S) * S; i += S)`,
+        the loop rounded up so that every thread runs it as often, for its barriers): as
+        threadIdx.x < S, it holds exactly when k < q, the same in every thread of the block."""
+        x, y, oriented = (a, b, cmp) if a.off == LANES else (b, a, _SWAPPED.get(cmp, cmp))
+        if _INT_ORDER.get(oriented) != 0 or x.off != LANES or y.off != ZEROS or y.scope != "block" \
+                or not y.base or not self.aligned_tid:
+            return False
+        t = self.terms
+        dims = {t.get(("sp", f"%ntid.{d}"), f"%ntid.{d}") for d in "xyz"}
+        steps = thread_index_steps(t, x.base)
+        if steps is None or any(not set(f) <= dims for f in steps):
+            return False
+        size = Counter({f: n for f, n in Counter(product_factors(t, y.base)).items() if f in dims})
+        for f in steps:
+            size &= f
+        return t.get(("sp", "%ntid.x"), "%ntid.x") in size
 
     def _compare_by_groups(self, cmp, a, b, bits, signed, text, loc, neg_text):
         """x = B + off[l] against y = C + c, the same in every lane, where B and C are multiples

@@ -14,6 +14,7 @@ the same term, so `i < n` computed twice is recognised as one condition.
 """
 from __future__ import annotations
 
+from collections import Counter
 from math import gcd
 
 from .interned import Interned
@@ -165,6 +166,7 @@ class Terms(Interned):
         self.scopes: dict[int, str] = {}
         self.aligns: dict[int, int] = {}
         self.moves_from: dict[int, int] = {}  # merged term -> the term it starts from (0: several)
+        self.steps: dict[int, frozenset] = {}  # merged term -> the (atom, coefficient) its back edges add
         # butterfly steps (`Evaluator.butterfly`): a full-warp shfl.bfly's unknown result ->
         # (the term it read, the lane xor m); an unknown -> the lane xors s (bit s) under which
         # it is the same (lane l and lane l ^ s hold one value)
@@ -182,13 +184,15 @@ class Terms(Interned):
                 known = self.aligns.get(term, 1)
                 self.aligns[term] = known * align // gcd(known, align)
 
-    def note_moves(self, merged: int, start: int) -> None:
-        """`merged` (a loop header's value) is `start` plus block-uniform steps."""
+    def note_moves(self, merged: int, start: int, steps: frozenset = frozenset()) -> None:
+        """`merged` (a loop header's value) is `start` plus block-uniform steps (`steps`: what
+        one back edge adds, as (atom, coefficient) pairs)."""
         known = self.moves_from.get(merged)
         if known is None:
             self.moves_from[merged] = start
         elif known != start:
             self.moves_from[merged] = 0
+        self.steps[merged] = self.steps.get(merged, frozenset()) | steps
 
 
 MAX_DEPTH = 16
@@ -261,6 +265,46 @@ def steps_from(terms: Terms, x: int, t: int) -> bool:
     return form is not None and form.get(t) == 1 and all(
         _block_uniform(terms, atom) for atom, c in form.items() if atom != t)
 
+
+
+UNKNOWN_STEP = frozenset({("?", 1)})  # a back edge whose step is not known as atoms
+
+
+def back_steps(terms: Terms, x: int, t: int, start: int) -> frozenset:
+    """What the back edge's `x` adds to the loop's merged term `t` (or, in the first round, to
+    its `start`): (atom, coefficient) pairs."""
+    for base in (t, start):
+        form = _linear(terms, x, stop=base)
+        if form is not None and form.get(base) == 1:
+            return frozenset((atom, c) for atom, c in form.items() if atom != base)
+    return UNKNOWN_STEP
+
+
+def thread_index_steps(terms: Terms, t: int) -> list[Counter] | None:
+    """When `t` is threadIdx.x's warp base plus positive multiples of terms (a loop's steps
+    counted as the one term each iteration adds: `i = threadIdx.x; i += S`), the factors of
+    each multiple (`product_factors`); None otherwise."""
+    form = _linear(terms, t)
+    if not form or form.pop(terms.get(("warpbase",), "warp's first thread"), 0) != 1:
+        return None
+    out = []
+    for atom, c in form.items():
+        if isinstance(atom, tuple):  # a loop's steps
+            step = terms.steps.get(atom[1], UNKNOWN_STEP)
+            atom, c = next(iter(step)) if len(step) == 1 else (None, 0)
+        if not isinstance(atom, int) or c <= 0:
+            return None
+        out.append(Counter(product_factors(terms, atom)))
+    return out
+
+
+def product_factors(terms: Terms, t: int, depth: int = 0) -> list[int]:
+    """The terms whose product `t` is (`q * blockDim.x`: [q, blockDim.x]); [t] when no product."""
+    key = terms.key_of(t)
+    if depth < MAX_DEPTH and isinstance(key, tuple) and len(key) == 3 and key[0] == "mul" \
+            and all(isinstance(f, Aff) and f.off == ZEROS for f in key[1:]):
+        return [x for f in key[1:] for x in product_factors(terms, f.base, depth + 1)]
+    return [t]
 
 
 def pred_of(v) -> LaneSet | None:

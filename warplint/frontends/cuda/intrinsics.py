@@ -81,6 +81,9 @@ def call(lw, e):
             who = n.name.name if isinstance(n.name, A.ID) else _name(n.name) + "()"
             lw.emit("bar.sync", (), (Imm(0),), call_loc(lw, e, "sync"), text=f"{who}.sync")
             return Imm(0), INT
+        if isinstance(n, A.StructRef) and n.field.name in ("size", "num_threads") and not args \
+                and isinstance(n.name, A.ID) and _block_group_type(lw, n.name) == "thread_block":
+            return _block_size(lw, call_loc(lw, e, n.field.name)), UINT
         if isinstance(n, A.StructRef) and isinstance(n.name, A.ID):
             obj = lw.scope.find(n.name.name)
             group = _group(obj) or _generic_group(lw, obj, n.field.name)
@@ -309,6 +312,8 @@ def call(lw, e):
         return d, INT if name == "__mul24" else UINT
     # device function or unknown (math functions, libraries): a call; unknown results are
     # data-dependent unless every input is uniform
+    if discard:
+        _declare_macro_names(lw, name, args)
     vals = []
     for a in args:
         v, t = lw.rvalue(a)
@@ -322,7 +327,41 @@ def call(lw, e):
     d = lw.temp()
     lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
     _copy_back(lw, name, args, outs, loc)
+    if _unknown_update(lw, name, args):
+        d = lw.temp()  # never written: what each thread found there (Evaluator.undefined)
     return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
+
+
+def _declare_macro_names(lw, name, args) -> None:
+    """`IDS_2D(px, py);`, a statement calling something defined nowhere warplint read (a macro of
+    an unread header), with names that nothing declares: a macro takes names, not values, and
+    this one declares or sets them (C++ would reject the names otherwise).  They are declared
+    here, never written, so what they hold is unknown and may differ between threads; read as
+    constants of the unread header, they gave every thread the same index."""
+    from pycparser import c_ast as A
+    from .lower import Var
+    if name in lw.funcs or name in lw.func_types or lw.scope.find(name) is not None:
+        return
+    for a in args:
+        if isinstance(a, A.ID) and lw.scope.find(a.name) is None and a.name not in lw.enums \
+                and a.name not in lw.funcs:
+            lw.scope.vars[a.name] = Var("reg", lw.unique(a.name), INT)
+
+
+def _unknown_update(lw, name, args) -> bool:
+    """`slot = ATOMIC_ADD(&count, 1)`: something defined nowhere warplint read, given the address
+    of a shared or global scalar, may change it and return what each thread found there (an
+    atomic behind a macro): its result may differ between threads even when every argument is
+    the same in all of them."""
+    from pycparser import c_ast as A
+    if name in lw.funcs or lw.scope.find(name) is not None:
+        return False
+    for a in args:
+        v = lw.scope.find(a.expr.name) if isinstance(a, A.UnaryOp) and a.op == "&" \
+            and isinstance(a.expr, A.ID) else None
+        if v is not None and v.kind == "mem" and v.space in ("shared", "global") and v.type.kind != Kind.ARRAY:
+            return True
+    return False
 
 
 def _reference_outs(lw, name, args):
@@ -355,6 +394,20 @@ def _is_block_group(lw, e) -> bool:
         v = lw.scope.find(e.name)
         return v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK
     return isinstance(e, A.FuncCall) and _name(e) in ("this_thread_block", "this_grid") and not _args(e)
+
+
+def _block_group_type(lw, e) -> str | None:
+    """"thread_block" or "grid_group" for a variable holding the block or the grid as a group."""
+    v = lw.scope.find(e.name)
+    return _type_name(v.type) if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK else None
+
+
+def _block_size(lw, loc) -> Reg:
+    """The threads of the block: blockDim.x * blockDim.y * blockDim.z."""
+    xy, d = lw.temp(), lw.temp()
+    lw.emit("mul.lo.u32", (xy,), (Reg("%ntid.x"), Reg("%ntid.y")), loc)
+    lw.emit("mul.lo.u32", (d,), (xy, Reg("%ntid.z")), loc, text="size")
+    return d
 
 
 def auto_group_type(lw, init, t: T) -> T:
