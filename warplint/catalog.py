@@ -27,8 +27,9 @@ from pathlib import Path
 
 from .severity import SEVERITIES
 
-_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
-_EXAMPLE = re.compile(r"^```(ptx|cuda) (bad|good)\n(.*?)^```", re.S | re.M)
+# compiled on first use (re's cache): a run that reads no rule document needs neither
+_FRONT = r"(?s)\A---\n(.*?)\n---\n"
+_EXAMPLE = r"(?sm)^```(ptx|cuda) (bad|good)\n(.*?)^```"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class RuleDoc:
     @property
     def examples(self) -> list[tuple[str, str, str]]:
         """(language, "bad"|"good", code) for each tagged fenced block."""
-        return [(m[1], m[2], m[3]) for m in _EXAMPLE.finditer(self.body)]
+        return [(m[1], m[2], m[3]) for m in re.finditer(_EXAMPLE, self.body)]
 
     @property
     def doc_name(self) -> str:
@@ -52,7 +53,7 @@ class RuleDoc:
 
 
 def _parse(text: str) -> RuleDoc:
-    m = _FRONT.match(text)
+    m = re.match(_FRONT, text)
     if not m:
         raise ValueError("rule document has no front matter")
     meta = dict(line.split(":", 1) for line in m[1].splitlines() if ":" in line)

@@ -17,27 +17,28 @@ SOURCE_EXTENSIONS = (".cu", ".cuh")  # CUDA translation units and CUDA headers: 
 HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".tcc")
 DEFAULT_EXTENSIONS = SOURCE_EXTENSIONS + HEADER_EXTENSIONS
 
+# Patterns, compiled on first use (re's cache): linting a .cu or .ptx file needs none of them.
 # device code or warp code spelled out in the text (qualifiers, memory spaces, launches,
 # primitives, inline asm, cooperative groups); macros that hide all of them are not seen
-_DEVICE_CODE = re.compile(
+_DEVICE_CODE = (
     r"__(?:global|device|shared|constant|launch_bounds)__|<<<|\b__(?:shfl|ballot|any|all|uni|match_|reduce_"
     r"|activemask|syncwarp|syncthreads|barrier_sync)\w*\s*\(|\b(?:asm|__asm__)\b|cooperative_groups"
     r"|\b(?:tiled_partition|coalesced_threads|labeled_partition|binary_partition)\b"
     r"|\b(?:threadIdx|blockIdx|blockDim)\b")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_PTX_DIRECTIVE = re.compile(r"^\s*\.(?:version|target|address_size|entry|visible|func)\b", re.M)
+_COMMENT = r"(?s)//[^\n]*|/\*.*?\*/"
+_PTX_DIRECTIVE = r"(?m)^\s*\.(?:version|target|address_size|entry|visible|func)\b"
 
 
 def has_device_code(text: str) -> bool:
     """Device code outside comments (a C++ header that mentions threadIdx in a comment has none)."""
-    m = _DEVICE_CODE.search(text)
-    return m is not None and _DEVICE_CODE.search(_COMMENT.sub(" ", text)) is not None
+    m = re.search(_DEVICE_CODE, text)
+    return m is not None and re.search(_DEVICE_CODE, re.sub(_COMMENT, " ", text)) is not None
 
 
 def looks_like_ptx(text: str) -> bool:
     """PTX: a `.version`/`.target`/`.entry`/`.func` directive at the start of a line, and no
     preprocessor directive before it (a C header that mentions PTX in a comment is not PTX)."""
-    m = _PTX_DIRECTIVE.search(text)
+    m = re.search(_PTX_DIRECTIVE, text)
     return m is not None and re.search(r"^\s*#\s*(?:include|define|if|pragma)", text[:m.start()], re.M) is None
 
 
