@@ -42,6 +42,8 @@ def test_a_functional_cast_keeps_the_object_it_makes_before_a_member_call():
      ["call.lane cub::BlockScan::ExclusiveSum"]),
     ("using S = cub::BlockScan<int, N>; int a = 1, b, c; S(*p).ExclusiveScan(a, b, c, op);",
      ["call.lane cub::BlockScan::ExclusiveScan"]),
+    ("using S = cub::BlockScan<int, N>; auto a = 1, b = 2; auto f = Prefix(0); S(*p).InclusiveSum(a, b, f);",
+     ["call Prefix", "call.lane cub::BlockScan::InclusiveSum"]),
     # a warp scan's aggregate spans a logical warp, which may be narrower than the warp
     ("using W = cub::WarpScan<int>; int a = 1, b, c; W(*p).InclusiveSum(a, b, c);",
      ["call.lane.lane cub::WarpScan::InclusiveSum"]),

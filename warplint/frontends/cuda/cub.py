@@ -98,13 +98,16 @@ def _object_class(lw, obj) -> str | None:
 
 
 def _same_type(lw, a, output) -> bool:
-    """Is `a` a variable of the type of `output` (of its items, for an array of them)?"""
+    """Is `a` a variable of the type of `output` (of its items, for an array of them), a type
+    written out (not `auto`, which a prefix callback object may be too)?"""
     from pycparser import c_ast as A
+    from .ctype import Kind
     if not (isinstance(a, A.ID) and isinstance(output, A.ID)):
         return False
     va, vo = lw.scope.find(a.name), lw.scope.find(output.name)
     if va is None or vo is None:
         return False
     ta, to = va.type, vo.type
-    to = to.elem if to.is_ptr and to.elem is not None and to.kind.value == "a" else to
-    return not ta.is_ptr and (ta.kind, ta.bits, ta.name) == (to.kind, to.bits, to.name)
+    to = to.elem if to.kind == Kind.ARRAY and to.elem is not None else to
+    return (not ta.is_ptr and ta.name != "__auto_t"
+            and (ta.kind, ta.bits, ta.name) == (to.kind, to.bits, to.name))
