@@ -16,8 +16,9 @@ Conventions every front end follows:
   (`ld.shared`, `st.global`, `ld.param`; none given means generic).
 - A guard `@%p` / `@!%p` is `guard=('%p', False)` / `('%p', True)`.
 - Calls: opcode `call` (with mods, e.g. `call.uni`), dests = return registers,
-  srcs = (Sym(callee), *arguments).  Branches: `bra` with srcs = (Sym(label),);
-  `brx.idx` with srcs = (index, Sym(label), ...).
+  srcs = (Sym(callee), *arguments); a library collective whose results' spread is known
+  has one scope per destination as mods (`call.lane.block`: `analysis/calls.py`).
+  Branches: `bra` with srcs = (Sym(label),); `brx.idx` with srcs = (index, Sym(label), ...).
 - `loc` is where findings are reported: the `.cu` line from `.loc` when the PTX has it,
   otherwise the line in the input file.  `raw_loc` is the line in the input file
   when it differs from `loc` (PTX with `.loc`).

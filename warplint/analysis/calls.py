@@ -3,7 +3,12 @@
 An opaque callee may read `%laneid` (its result may differ per lane) and may hold a barrier or a
 `__syncwarp()` (it separates the memory accesses around it).  The CUDA math library is known to do
 neither: its functions are pure, their results vary only with their arguments.  Clock reads, sleeps
-and printf may differ per lane but never wait for other threads."""
+and printf may differ per lane but never wait for other threads.
+
+A library collective whose results' spread the front end knows (CUB's block and warp collectives,
+`frontends/cuda/cub.py`) is `call.S1.S2...`, one scope per destination: `lane` (each thread its
+own), `warp` (one value per warp), `block` (one value for the whole block).  It stays opaque
+otherwise: it may hold a barrier (CUB's block collectives do)."""
 from __future__ import annotations
 
 import re
@@ -28,6 +33,15 @@ _NO_WAIT = frozenset({"clock", "clock64", "__nanosleep", "printf", "vprintf"})  
 
 def callee(ins: Instr) -> str | None:
     return ins.srcs[0].name if ins.op == "call" and ins.srcs and isinstance(ins.srcs[0], Sym) else None
+
+
+SCOPES = ("lane", "warp", "block")
+
+
+def is_collective(ins: Instr) -> bool:
+    """A call whose modifiers give the scope of each result (`call.lane.block`)."""
+    return (ins.op == "call" and bool(ins.mods) and len(ins.mods) == len(ins.dests)
+            and all(m in SCOPES for m in ins.mods))
 
 
 def is_pure(ins: Instr) -> bool:

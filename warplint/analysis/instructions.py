@@ -21,6 +21,7 @@ from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
+from .calls import is_collective
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -232,6 +233,8 @@ class Interpreter:
         may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
         loads from it read the result."""
         srcs = ins.srcs
+        if is_collective(ins):
+            return self._collective(ins, env, guarded)
         vals = [v for s in srcs[1:] for v in self._argument(env, s)]
         key = ("call", str(srcs[0]) if srcs else "?")
         result = self.ev.opaque(key, vals, "call") if vals else Unk(self.terms.get((key, id(ins)), "call"))
@@ -239,6 +242,14 @@ class Interpreter:
             if isinstance(d, Sym):
                 env[_returned(d.name)] = result
         self._set_all(env, ins, result, guarded)
+
+    def _collective(self, ins: Instr, env, guarded):
+        """A library collective (`call.lane.block`): each result a fresh unknown of its own
+        scope, whatever the arguments (a scan's output differs per thread even when every
+        input is the same; its block aggregate is one value for the whole block)."""
+        for j, (d, scope) in enumerate(zip(ins.dests, ins.mods)):
+            t = self.terms.get(("collective", id(ins), j), str(ins.srcs[0]))
+            self._set(env, d, Unk(t) if scope == "lane" else Aff(t, ZEROS, 1, scope), guarded)
 
     def _argument(self, env, op) -> list:
         """The values a call argument passes: a register's value, or what was stored into a

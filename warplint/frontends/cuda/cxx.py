@@ -1314,7 +1314,10 @@ class _Layer:
         if args.named_child_count and args.named_children[0].type == "initializer_list":
             return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), *self.node(args.named_children[0])]
         value = self.node(args.named_children[0]) if args.named_child_count else [_new(t, "num", "0")]
-        return [_new(t, "op", "("), *spelling, _new(t, "op", ")"), _new(t, "op", "("), *value, _new(t, "op", ")")]
+        cast = [_new(t, "op", "("), *spelling, _new(t, "op", ")"), _new(t, "op", "("), *value, _new(t, "op", ")")]
+        if call.parent is not None and call.parent.type == "field_expression":  # `T(x).f()`: the member
+            return [_new(t, "op", "("), *cast, _new(t, "op", ")")]              # of the object made
+        return cast
 
     def _keyword_names(self, root) -> list:
         """Variables named `final` or `override`: C++ words only after a class or a member

@@ -7,6 +7,7 @@ from ...errors import InputError
 from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym, map_operand
 from ...specials import is_special
 from .ctype import INT, OPAQUE, PRED, UINT, Kind, T, Unsupported
+from .cub import collective_call
 
 _SHFL = {"__shfl_sync": ("idx", True), "__shfl_up_sync": ("up", True), "__shfl_down_sync": ("down", True),
          "__shfl_xor_sync": ("bfly", True), "__shfl": ("idx", False), "__shfl_up": ("up", False),
@@ -100,6 +101,10 @@ def call(lw, e):
                 lw.emit("call", (d,), (Sym("thread_rank"), Reg("%laneid")), call_loc(lw, e, "thread_rank"),
                         text="thread_rank")
             return d, UINT
+        if isinstance(n, A.StructRef) and n.type == ".":  # CUB's collectives: cub.py
+            r = collective_call(lw, e, args, discard)
+            if r is not None:
+                return r
         if isinstance(n, A.StructRef):  # method call: the object is an argument
             obj, _ = lw.rvalue(n.name) if not isinstance(n.name, A.ID) or lw.scope.find(n.name.name) else (None, None)
             vals = [lw.rvalue(a)[0] for a in args]
