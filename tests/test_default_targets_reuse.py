@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from warplint.options import Options
 from warplint.pipeline import lint_file, lint_text
 
