@@ -91,3 +91,16 @@ def test_a_kernel_launched_with_values_is_a_copy_with_them():
                        "void launch(float *d) { k<24><<<1, 32>>>(d); }")
     assert "__global__ void k__values_0 ( float * d ) { d [ 0 ] = __shfl_xor_sync ( ~ 0u , d [ 0 ] , 1 , ( 24 ) ) ; }" in out
     assert "k__values_0 << < 1 , 32 >> > ( d ) ;" in out
+
+
+def test_a_choice_with_a_missing_branch_is_no_choice_and_no_crash():
+    """`constexpr int U = c ? : 3;` (a syntax error the parser reads with the branch left out,
+    found by bench/fuzz.py): the function gets the parser's note, not an internal error."""
+    from warplint.options import Options
+    from warplint.pipeline import lint_text
+    r = lint_text("template <int H> __global__ void k(float *p) {\n"
+                  "    constexpr int U = H % 512 == 0 ?   : 3;\n"
+                  "    p[threadIdx.x] = __shfl_sync(0xffffffff, p[0], U);\n}\n", "k.cu", Options())
+    messages = [d.message for d in r.diagnostics]
+    assert not any("internal error" in m for m in messages)
+    assert any("not analysed: cannot parse ':' at line 2" in m for m in messages)

@@ -2204,8 +2204,11 @@ class _TemplateValues:
 
     def constant(self, e, env: dict[str, list[Tok]]):
         """The tokens of constant expression `e` (literals, operators and the names in `env`,
-        replaced by their values), parenthesised; None when it is not one."""
+        replaced by their values), parenthesised; None when it is not one (or missing: the
+        parser leaves out a part it could not read, as in `c ? : 3`)."""
         lay = self.layer
+        if e is None:
+            return None
         if e.type == "type_descriptor":  # `g<N>`: a name the parser took for a type
             return env.get(_text(e).strip())
         for m in _walk(e):
