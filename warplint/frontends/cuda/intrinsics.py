@@ -330,10 +330,11 @@ def call(lw, e):
         _copy_back(lw, name, args, outs, loc)
         return Imm(0), INT
     d = lw.temp()
-    lw.emit("call", tuple(o for o, _ in outs) + (d,), (Sym(name),) + tuple(vals), loc, text=name)
+    dests = tuple(o for o, _ in outs) + (d,)
+    # an update of shared memory behind a macro: every result each thread's own (analysis/calls.py)
+    op = ".".join(["call"] + ["lane"] * len(dests)) if _unknown_update(lw, name, args) else "call"
+    lw.emit(op, dests, (Sym(name),) + tuple(vals), loc, text=name)
     _copy_back(lw, name, args, outs, loc)
-    if _unknown_update(lw, name, args):
-        d = lw.temp()  # never written: what each thread found there (Evaluator.undefined)
     return d, rt if rt is not OPAQUE else (T(Kind.FLOAT, 32) if name.endswith("f") and name[:1] != "_" and len(name) > 3 else OPAQUE)
 
 

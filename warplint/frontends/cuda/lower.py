@@ -131,7 +131,7 @@ class Lowerer:
         self.typedefs: dict[str, T] = {}
         self.structs: dict[str, list] = {}  # tag -> [(field, T)]
         self.enums: dict[str, int] = {}
-        self.bounds: frozenset[str] = frozenset()  # array bounds of the function: each >= 1
+        self.bounds: frozenset[str] | None = None  # array bounds of the function (each >= 1), on first need
         self.funcs: set[str] = set()
         self.func_types: dict[str, T] = {}
         self.read_only_refs: dict[str, set[int]] = {}  # function -> reference parameters it never writes
@@ -382,7 +382,7 @@ class Lowerer:
                 self.scope.vars[pname] = Var("reg", reg, pt)
             self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
             self.parts = _braced_return_arity(fd.body)
-            self.bounds = _array_bound_names(fd)
+            self.fd, self.bounds = fd, None
             self.stmt(fd.body)
             if not self.body or not (isinstance(self.body[-1], Instr) and self.body[-1].op == "ret"):
                 end = self.end_loc(fd.body)
@@ -647,7 +647,7 @@ class Lowerer:
         N >= 1, as an array bound is greater than zero) that nothing assigns, with a <= 0."""
         from pycparser import c_ast as A
         name, cond = _counter(s.init), s.cond
-        if name is None or not isinstance(cond, A.BinaryOp) or cond.op not in _COMPARE:
+        if name is None or not isinstance(cond, A.BinaryOp) or cond.op not in _SWAPPED:
             return False
         init = s.init.decls[0].init if isinstance(s.init, A.DeclList) else s.init.rvalue
         a = self.const_eval(init)
@@ -661,10 +661,12 @@ class Lowerer:
             return False
         b = self.const_eval(other)
         if isinstance(b, int):
-            return _COMPARE[op](a, b)
-        if isinstance(other, A.ID) and other.name in self.bounds and name != other.name:
-            return op == "<" and a <= 0 or op == "<=" and a <= 1
-        return False
+            return bool(binary(C_BINARY[op], a, b))
+        if not isinstance(other, A.ID) or other.name == name:
+            return False
+        if self.bounds is None:  # walked only for a loop whose bound is a name
+            self.bounds = _array_bound_names(self.fd)
+        return other.name in self.bounds and (op == "<" and a <= 0 or op == "<=" and a <= 1)
 
     def s_Break(self, s):
         if not self.loops:
@@ -1329,9 +1331,7 @@ def _braced_return_arity(body) -> int:
     return counts.pop() if len(counts) == 1 else 0
 
 
-_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-            ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b, "==": lambda a, b: a == b}
-_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!=", "==": "=="}
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!=", "==": "=="}  # the comparisons, sides swapped
 
 
 def _counter(init) -> str | None:
