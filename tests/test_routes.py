@@ -36,6 +36,7 @@ DISAGREE = {
     "wl007_helper_pointer_passed_on_race.cu": NO_CODE,
     "wl007_member_shared_slot.cu": NO_CODE,
     "wl009_helper_alone_thread_condition.cu": NO_CODE,
+    "wl009_helper_alone_acquire_flag.cu": NO_CODE,
     "wl009_offset_bound_warp_step.cu": NO_CODE,
     "wl004_static_assert_weaker_facts.cu": NO_CODE,
     "cxx_cg_this_group_sync.cu": (

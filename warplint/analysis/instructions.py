@@ -9,7 +9,8 @@ values and arithmetic come from `transfer.Evaluator`; a guarded write meets the 
 Loads: a load at an address that differs between lanes gives a per-lane value; one at a uniform
 address gives one value to the lanes of a warp that run it together, and, for a weak load, to
 the whole scope of the address (see `_uniform_load`: the boundary rests on data-race freedom;
-strong loads, which polling code uses, stay warp-uniform).
+strong loads, which polling code uses, stay warp-uniform unless no thread of the kernel can
+write the memory they read: `written_spaces`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
-from .calls import is_collective
+from .calls import is_collective, may_write
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -30,6 +31,32 @@ _BRANCHES = ("bra", "ret", "exit", "trap", "brx")
 _SPACES = ("shared", "global", "local", "param", "const")
 _SHARED_SPACES = ("shared", "global", "generic")  # accesses that other threads can see
 _STRONG_LOADS = ("volatile", "relaxed", "acquire")  # may read a concurrent write without a race
+# instructions that write memory other threads can read (`cp`, `stmatrix`, `wmma.store`, ...: at
+# the address of their first operand); `asm`: inline assembly warplint could not read
+_WRITES = ("st", "atom", "red", "cp", "sust", "sured", "stmatrix", "multimem", "wmma", "mbarrier",
+           "discard", "tensormap", "tcgen05", "asm")
+
+
+def written_spaces(cfg) -> frozenset[str]:
+    """The state spaces (shared, global; `generic`: any of them) that some instruction of a
+    kernel, its callees inlined, may write where other threads read: stores, atomics,
+    reductions, copies, inline assembly not read, and opaque calls (which may be handed any
+    pointer).  A space not among them holds the same values for as long as the kernel runs."""
+    out = set()
+    for blk in cfg.blocks:
+        for ins in blk.instrs:
+            if ins.op in _WRITES:
+                space = next((m for m in ins.mods if m in _SPACES), "generic")
+                if space in _SHARED_SPACES:
+                    out.add(space)
+            elif ins.op == "call" and may_write(ins):
+                out.add("generic")
+    return frozenset(out)
+
+
+def _may_meet(space: str, written: frozenset[str]) -> bool:
+    """Can memory of `space` be written by a write in one of `written`?"""
+    return space in written or "generic" in written or space == "generic" and bool(written)
 
 
 class MemoryCell(NamedTuple):
@@ -50,7 +77,8 @@ class Interpreter:
     def __init__(self, ev: Evaluator, joins: Joins, terms: Terms, lits: Literals,
                  fields: dict[str, list[str]] | None = None,
                  local_pointers: dict[str, tuple[str, ...]] | None = None,
-                 local_fields: dict[str, dict[int, str]] | None = None):
+                 local_fields: dict[str, dict[int, str]] | None = None,
+                 written: frozenset[str] | None = None):
         self.ev = ev
         self.joins = joins
         self.terms = terms
@@ -58,6 +86,7 @@ class Interpreter:
         self.fields = fields or {}  # struct register -> its fields read but never written
         self.local_pointers = local_pointers or {}  # register -> the variable it points into
         self.local_fields = local_fields or {}  # struct variable -> {offset: field}
+        self.written = written  # `written_spaces` of a kernel; None: unknown (a function alone)
         self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
         self._record = BlockRecord()
 
@@ -500,11 +529,18 @@ class Interpreter:
         which is a data race, undefined in the PTX memory model.  A strong load (volatile,
         relaxed, acquire: what polling code uses) may race without undefined behaviour, so
         warps that run it at different times may see different values: warp-uniform at
-        most, and each such load is a value of its own (no two are assumed equal)."""
-        if any(m in ins.mods for m in _STRONG_LOADS):
+        most, and each such load is a value of its own (no two are assumed equal) -- unless
+        no thread of the kernel can write its space (`written_spaces`; a function analysed
+        alone has callers unknown): then there is no write to see, and it is weak."""
+        if any(m in ins.mods for m in _STRONG_LOADS) and self._may_change(space):
             key = ("ld", space, addr, id(ins))
             return Aff(self.terms.get(key, "load"), ZEROS, 1, wider(scope_of(addr), "warp"))
         return Aff(self.terms.get(("ld", space, addr), "load"), ZEROS, 1, scope_of(addr))
+
+
+    def _may_change(self, space: str) -> bool:
+        """May a thread of this kernel write memory of `space` while the kernel runs?"""
+        return self.written is None or _may_meet(space, self.written)
 
 
 class _Semantics(NamedTuple):

@@ -16,7 +16,7 @@ from ..ir import Addr
 from ..specials import is_special
 from .dependence import CHEAP_DEPS, ControlDependence, loop_writes
 from .domain import Incoming, Joins
-from .instructions import BlockRecord, Interpreter
+from .instructions import BlockRecord, Interpreter, written_spaces
 from .lanes import EMPTY, FULL_SET, STATS, LaneSet, Literals, too_many_conditions
 from .liveness import dead_after, names_of, registers
 from .local_objects import pointers_to_locals
@@ -71,7 +71,8 @@ class Solver:
         local_pointers = pointers_to_locals(cfg, getattr(module, "state_spaces", None))
         ev.filled_through_pointers = {r for variable in local_pointers.values() for r in variable}
         self.interpreter = Interpreter(ev, self.joins, terms, lits, fields, local_pointers,
-                                       getattr(module, "local_fields", None))
+                                       getattr(module, "local_fields", None),
+                                       written_spaces(cfg) if fn.is_kernel else None)
         self.param_fields = {f: ev.param_value(f) for base, fs in fields.items() if base in params for f in fs}
         self.loop_writes = loop_writes(cfg, local_pointers)
         self.reg_names = list(self.reg_names)  # bit i of a register set is register reg_names[i]
