@@ -1,22 +1,22 @@
 """Check-then-set ("claim") idioms: `if (s_pick == NONE && mine == best) s_pick = me;`.
 
-A read R of a location L whose value is used only in a condition `(L == K) && h` or
-`(L != K) && h` (K the same in every lane, K and h not read from L; conjunctions only) that
-guards a store W of L whose value does not come from R adds no outcome to the write-write race
-between the lanes that store, which WL007 accepts (several lanes storing one location in one
-instruction is no finding).  Write g(x) for the test `x == K` (or `x != K`): one function of
-the value read, the same in every lane.  With L0 the value before, lockstep lets exactly the
-lanes S where g(L0) and h hold store, and any one of them may be last.  Interleaved, L holds L0
-until the first store, so the first writer read L0: g(L0) holds.  Every writer passed its own h,
-so every writer is in S.  The lane of S that reads first reads L0 (only lanes of S store, each
-after its read), so there is a writer exactly when S is not empty.  The final value is what one
-lane of S stores, one that lockstep can give.  R's value decides nothing else, so R/W is no race
-finding.  Not this, and still reported: another use of R's value; an ordering test or a K that
-differs between lanes (`if (v > s_max) s_max = v`, the compare-and-copy race); `||`; a store of
-a value computed from R; other effects under the condition (a store, a register read after it);
-W in a loop that R is not in (the write then runs again after other lanes' reads); the read
-carried over from an earlier iteration of a loop (memory.py: only the read-then-write pair of
-one iteration is a claim).
+A read R of a location L whose value is used only in the test `L == K` or `L != K` (K the same
+in every lane and not read from L) of a condition `test && h` (conjunctions only; h not read
+from L) that decides a store W of L and nothing else, W's value not computed from R, adds no
+outcome to the write-write race between the lanes that store, which WL007 accepts (several
+lanes storing one location in one instruction is no finding).  Proof: the test is one function
+of the value read, the same in every lane.  With L0 the value before, lockstep lets exactly the
+lanes S where the test holds on L0 and h holds store, and any one of them may be last.
+Interleaved, L holds L0 until the first store, so the first writer read L0 and the test holds
+on L0; every writer passed its own h, so every writer is in S.  The lane of S that reads first
+reads L0 (only lanes of S store, each after its read), so some lane stores exactly when S is
+not empty.  The final value is what one lane of S stores, one that lockstep can give, and R's
+value decides nothing else: R/W is no race finding.  Not a claim, and still reported: another
+use of R's value; an ordering test, or a K that differs between lanes (`if (v > s_max) s_max =
+v`, the compare-and-copy race); `||`; a store of a value computed from R; other effects the
+test decides (a store, a register read after it, on either side); W in a loop that R is not in
+(W runs again after other lanes' reads); a read carried over from an earlier iteration of a
+loop (memory.py pairs only a read and a write of one iteration as a claim).
 """
 from __future__ import annotations
 
@@ -129,18 +129,21 @@ class Claims:
         return True
 
     def _guards_only(self, test: int, write: MemAccess) -> bool:
-        """Does the condition guard nothing but `write` and what computes its address and
-        value: no other store, call or warp operation, no register read past it?"""
+        """Does the test decide nothing but `write` and what computes its address, value and
+        condition?  In the blocks whose lanes depend on it (either side): no other store, call,
+        barrier or warp operation, and no register read past them."""
         fa = self.fa
-        region = {b for b, mask in fa.masks.items() if mask is not None and test in required_literals(mask)}
-        for b in region:
-            for ins in fa.cfg.blocks[b].instrs:
-                if ins is write.instr or ins.op == "bra":
-                    continue
-                if ins.op not in PURE or any(self._block_of[id(use)] not in region
-                                             for d in _defs(ins) for use, _ in self._uses_of(d.name)):
-                    return False
-        return True
+        region = {b for b, mask in fa.masks.items()
+                  if mask is not None and any(abs(test) in {abs(x) for x in cube} for _, cube in mask.cubes)}
+        return all(ins is write.instr or ins.op == "bra" or ins.op in PURE and self._kept_inside(ins, region)
+                   for b in region for ins in fa.cfg.blocks[b].instrs)
+
+    def _kept_inside(self, ins: Instr, region: set[int]) -> bool:
+        """Are the registers `ins` writes read only in `region`, or by a branch (whose blocks
+        then depend on the test too: the right side of a short-circuit `&&`)?"""
+        self._uses_of("")  # (the index of uses and blocks)
+        return all(self._block_of[id(use)] in region or as_guard and use.op == "bra"
+                   for d in _defs(ins) for use, as_guard in self._uses_of(d.name))
 
     def _uses_of(self, reg: str) -> list[tuple[Instr, bool]]:
         if self._uses is None:
