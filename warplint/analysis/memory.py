@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .calls import is_pure
+from .claims import Claims, required_literals as _required
 from .divergence import FunctionAnalysis, MemAccess
 from .induction import IterationShift
 from .lanes import definite_bits
@@ -278,6 +279,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     caller_pointers = _judges_caller_pointers(fa)
     one_lane = _one_lane_literals(fa.lits)
     shifts = _Shifts(fa)
+    claims = Claims(fa)
     in_loop = set().union(*cfg.loops.values())
     for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
@@ -296,7 +298,7 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
                 for key, prev in flow.pending.items():
                     if base_of[key] == base and _may_race(prev, acc) \
                             and not _exclusive(prev, acc, fa.lits, in_loop):
-                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane, shifts)
+                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane, shifts, claims)
                 if flow.execute(acc):
                     _note(fa, PENDING_NOTE)
             state = flow.frozen()
@@ -356,7 +358,7 @@ def _meets(space: str, spaces: set[str] | None) -> bool:
 
 
 def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, caller_pointers: bool,
-          one_lane: set[int], shifts: "_Shifts") -> None:
+          one_lane: set[int], shifts: "_Shifts", claims: Claims) -> None:
     """Record the race between pending access `prev` and `acc`, if there is one."""
     key = (id(prev.instr), id(acc.instr))
     skipped = flow.skipped.get(id(prev.instr))
@@ -370,6 +372,8 @@ def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, c
     kind, c = _ordered_conflict(prev, acc, lits, caller_pointers)
     if not c or _moved_apart(prev, acc, flow, lits, caller_pointers, shifts):
         return
+    if kind == "WAR" and flow.only_carried(id(prev.instr)) is None and claims.is_claim(prev, acc):
+        return  # a check-then-set claim of this iteration (claims.py: no outcome beyond lockstep's)
     writer, reader, definite = c
     hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
 
@@ -552,13 +556,3 @@ def _same_lane(a: MemAccess, b: MemAccess, one_lane: set[int]) -> bool:
     one lane holds?  Then the two run in the same single lane: no other lane's access."""
     return bool(one_lane and _required(a.active) & _required(b.active) & one_lane)
 
-
-def _required(active) -> set[int]:
-    """The literals that hold wherever `active` holds (positive: in every cube)."""
-    cubes = list(active.cubes)
-    if not cubes:
-        return set()
-    out = set(cubes[0][1])
-    for _, lits in cubes[1:]:
-        out &= set(lits)
-    return out
