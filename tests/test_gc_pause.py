@@ -1,14 +1,27 @@
-"""The cyclic collector is paused while a file is linted (pipeline._cyclic_gc_paused); the
-objects made meanwhile join the oldest generation unscanned, so the first collection after the
-file does not scan them all (issue 17), and cycles among them are still collected."""
+"""The cyclic collector is paused while a file is linted (collector.paused); the objects made
+meanwhile join the oldest generation unscanned, so the first collection after the file does not
+scan them all (issue 17), and cycles among them are still collected, by a full collection once
+the pauses doubled that generation: a long-running process (language server, `--jobs`
+worker, bench/fuzz.py) grew by ~0.5 MiB per input when only an explicit `gc.collect()` did."""
 from __future__ import annotations
 
 import gc
+import importlib.util
+import itertools
+import tracemalloc
 import weakref
+from pathlib import Path
 
-from warplint import pipeline
+import pytest
+
+from warplint import collector
+from warplint.analysis import transfer
+from warplint.frontends.cuda import frontend, lexer
+from warplint.ir import Instr
+from warplint.memo import TextMemo
 from warplint.pipeline import lint_text
 
+ROOT = Path(__file__).resolve().parent.parent
 KERNEL = """__global__ void k(float *out) {
   float v = out[threadIdx.x];
   if (threadIdx.x < 16) v += __shfl_down_sync(0xffffffff, v, 1);
@@ -39,7 +52,7 @@ def test_no_collection_scans_what_a_file_made():
 
 def test_cycles_made_during_a_file_are_still_collected():
     gc.collect()
-    with pipeline._cyclic_gc_paused():
+    with collector.paused():
         assert not gc.isenabled()
         a, b = _Node(), _Node()
         a.other, b.other = b, a
@@ -48,3 +61,59 @@ def test_cycles_made_during_a_file_are_still_collected():
     assert alive() is not None  # no collection ran
     gc.collect()
     assert alive() is None
+
+
+def _garbage_cycle(size: int) -> weakref.ref:
+    """`size` objects in a ring, dropped: garbage only the cyclic collector frees."""
+    ring = [_Node() for _ in range(size)]
+    for a, b in zip(ring, ring[1:] + ring[:1]):
+        a.other = b
+    return weakref.ref(ring[0])
+
+
+def _bench_memory():
+    spec = importlib.util.spec_from_file_location("bench_memory", ROOT / "bench" / "bench_memory.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cycles_made_during_files_are_collected_without_help():
+    gc.collect()
+    process = len(gc.get_objects())
+    alive = []
+    for _ in range(40):  # garbage of about four times what the process holds, file by file
+        with collector.paused():
+            alive.append(_garbage_cycle(process // 10))
+    left = sum(r() is not None for r in alive)
+    assert left <= len(alive) // 2  # before: all 40 (no full collection ever ran)
+
+
+@pytest.mark.slow
+def test_memory_stays_bounded_over_many_inputs(monkeypatch):
+    """The issue's reproducer: many different inputs in one process, nobody calling gc.collect().
+    The text memories are made small (they are bounded: 1 M / 2 M characters) so that what is
+    left to grow is what no one holds."""
+    monkeypatch.setattr(frontend, "PARSED", TextMemo(max_chars=20_000))
+    monkeypatch.setattr(lexer, "TOKENIZED", TextMemo(max_chars=20_000))
+    inputs = _bench_memory().small_inputs(700)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for text, path in itertools.islice(inputs, 100):  # warm: the bounded memories fill
+            lint_text(text, path)
+        warm = tracemalloc.get_traced_memory()[0]
+        for text, path in inputs:
+            lint_text(text, path)
+        grown = tracemalloc.get_traced_memory()[0] - warm
+    finally:
+        tracemalloc.stop()
+    assert grown < 30 << 20, f"{grown >> 20} MiB more after 600 more inputs"  # before: 58 MiB, now 13
+
+
+def test_memories_keyed_by_the_inputs_words_are_bounded(monkeypatch):
+    """An opcode is a word of the input: a long run of fuzzed PTX meets ever new ones."""
+    monkeypatch.setattr(transfer, "_BITS", {})
+    for i in range(transfer._BITS_MAX + 100):
+        transfer.type_bits(Instr(f"add.u{i}", [], []))
+    assert len(transfer._BITS) <= transfer._BITS_MAX

@@ -10,12 +10,11 @@ when a file is analysed, never for `--version`, `rules`, `--explain` or a cache 
 """
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import collector
 from .coverage import Coverage, file_coverage
 from .errors import InputError
 from .findings import Finding, severity_rank
@@ -247,28 +246,8 @@ def analysis_notes(module: Module, analyses: list) -> list[Diagnostic]:
 
 def lint_text(text: str, path: str, options: Options | None = None) -> FileResult:
     """parse, analyse, [format masks], check, analysis notes: one file's result."""
-    with _cyclic_gc_paused():
+    with collector.paused():
         return _lint_text(text, path, options)
-
-
-@contextmanager
-def _cyclic_gc_paused():
-    """The front ends and the analysis build many small objects that live as long as the file's
-    result and hold no garbage cycles worth finding: the cyclic collector's scans of them cost
-    about 30% of a large file.  Paused while a file is linted: reference counting still frees
-    what is dropped.  The objects made meanwhile then join the oldest generation without a scan
-    (freeze, unfreeze: the first young collection would scan them all, 0.45 s on a large file);
-    cycles among them are collected with that generation."""
-    if not gc.isenabled():  # paused already (a caller, or another file on another thread)
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        gc.enable()
 
 
 def _lint_text(text: str, path: str, options: Options | None) -> FileResult:

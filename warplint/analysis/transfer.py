@@ -31,14 +31,16 @@ _TYPES = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32,
           "bf16": 0, "f16x2": 0, "b128": 128}
 
 
-_BITS: dict[str, int] = {}
+_BITS: dict[str, int] = {}  # opcode -> its bits; opcodes are the input's words: kept up to _BITS_MAX
+_BITS_MAX = 10_000
 
 
 def type_bits(instr: Instr) -> int:
     bits = _BITS.get(instr.opcode)
     if bits is None:
         bits = next((_TYPES[m] for m in reversed(instr.mods) if m in _TYPES), 32)
-        _BITS[instr.opcode] = bits
+        if len(_BITS) < _BITS_MAX:
+            _BITS[instr.opcode] = bits
     return bits
 
 
