@@ -22,7 +22,7 @@ from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
-from .calls import is_collective, may_write
+from .calls import block_collective, is_collective, may_write
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -262,6 +262,8 @@ class Interpreter:
         may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
         loads from it read the result."""
         srcs = ins.srcs
+        if block_collective(ins):  # a barrier for the whole block (analysis/calls.py)
+            self._record.barriers.append(Barrier(ins, b, active, False))
         if is_collective(ins):
             return self._collective(ins, env, guarded)
         vals = [v for s in srcs[1:] for v in self._argument(env, s)]
