@@ -264,6 +264,8 @@ class Interpreter:
         srcs = ins.srcs
         if block_collective(ins):  # a barrier for the whole block (analysis/calls.py)
             self._record.barriers.append(Barrier(ins, b, active, False))
+        if not ins.dests:
+            return
         if is_collective(ins):
             return self._collective(ins, env, guarded)
         vals = [v for s in srcs[1:] for v in self._argument(env, s)]
@@ -562,7 +564,7 @@ for _ops, _method, _needs_dest in [
         (("mad",), Interpreter._multiply_add, True),
         (("add", "sub", "mul", "div", "rem", "shl", "shr", "min", "max"), Interpreter._arith, True),
         (("neg", "abs"), Interpreter._unary, True),
-        (("call",), Interpreter._call, True),
+        (("call",), Interpreter._call, False),  # (a block collective with no result is a barrier)
         (("assume",), Interpreter._assume, False)]:
     for _op in _ops:
         _SEMANTICS[_op] = _Semantics(_method, _needs_dest)
