@@ -26,6 +26,10 @@ ROTATED_BOUND = ("PTX route: nvcc rotates the lane-strided loop (a test before i
                  "the next index), so the per-lane bound test is on another value than the per-warp "
                  "test `i < n rounded down to 32` in the body, and that the warp test implies it "
                  "(analysis/bounds.py) is not seen: the tail warp's lanes are taken as missing")
+MERGED_RETURN = ("PTX route: nvcc sends an early `return` to the kernel's one `ret` at its end, so the "
+                 "lanes that return are inactive lanes that rejoin there, not exited ones, and the "
+                 "full-mask shuffles of the lanes left are not judged as reading exited lanes (the "
+                 "direct route reports them, WL005; the same for the shuffles unrolled)")
 DISAGREE = {
     "cxx_class_template_static.cu": NO_CODE,
     "cxx_template_id.cu": NO_CODE,
@@ -52,10 +56,15 @@ DISAGREE = {
     "uniformity_grid_stride_aligned_chunk_clean.cu": ROTATED_BOUND,
     "uniformity_broadcast_countdown_in_stride_loop_clean.cu": ROTATED_BOUND,
     "uniformity_whole_warp_chunks_in_token_loop_clean.cu": ROTATED_BOUND,
-    "wl004_grid_stride_half_chunk.cu": (
-        "PTX route: nvcc rotates the loop, and the lanes of the tail warp past n are also reported "
-        "as read after they exit (WL005, a second symptom of the same bug; the direct route "
-        "reports the lanes that skip the shuffles, WL004)"),
+    "wl002_exited_lanes_before_reduction.cu": MERGED_RETURN,
+    "wl009_cub_block_reduce_then_exit.cu": (
+        "PTX route: the CUB collective is inlined as plain barriers and warp shuffles, and threads "
+        "that exit release a plain barrier; that every thread of the block must call the "
+        "collective is not visible in PTX (the direct route reports the call, WL009)"),
+    "wl009_cub_block_scan_part_of_warp.cu": (
+        "PTX route: the collective's inlined full-mask warp shuffles are also reported (WL004, a "
+        "second symptom: the lanes that skip the call skip them); the direct route sees the call"),
+    "wl005_return_then_loop_reduce.cu": MERGED_RETURN,
     "uniformity_uniform_choice_of_lane_offsets_clean.cu": (
         "PTX route: nvcc turns the if/else into a selp of two per-lane values on a block-uniform "
         "predicate, which the evaluator takes as a per-lane unknown (the direct route joins the "

@@ -56,6 +56,8 @@ def condition_words(text: str, positive: bool, line: int | None = None) -> str:
 def instr_name(instr) -> str:
     """How a message names an instruction: the CUDA call as written (`__shfl_sync`), else the
     PTX opcode (also for CUDA constructs with no call of that name, e.g. a tile's `shfl`)."""
+    if instr.op == "call" and instr.srcs and hasattr(instr.srcs[0], "name"):
+        return instr.srcs[0].name  # a library collective: `cub::BlockReduce::Sum`
     return instr.text if instr.text.startswith("__") else instr.opcode
 
 
@@ -304,18 +306,22 @@ class WriteAfterReadRace(_Race):
 @message_kind
 class BarrierDivergence(Message):
     """WL009"""
-    template = ("'{name}' {is_} reached by {who}; the threads that skip it do not exit, so the block "
-                "deadlocks or the barrier is undefined")
+    template = "'{name}' {is_} reached by {who}; {why}"
     name: str
     missing_lanes: int  # lanes of a warp that can skip it; 0: whole warps can
     definite: bool
+    collective: bool = False  # a block collective (CUB's): every thread must call it, exiting or not
 
     def words(self) -> dict:
         if self.missing_lanes:
             who = f"only part of a warp ({_lanes(self.missing_lanes)} can skip it)"
         else:
             who = "only some warps of the block (its condition can differ between warps)"
-        return {"is_": "is" if self.definite else "may be", "who": who}
+        why = ("every thread of the block must call this block collective: it waits at "
+               "__syncthreads() inside and combines what every thread leaves in its shared temp "
+               "storage, so the block deadlocks or the result is undefined" if self.collective else
+               "the threads that skip it do not exit, so the block deadlocks or the barrier is undefined")
+        return {"is_": "is" if self.definite else "may be", "who": who, "why": why}
 
 
 # -- WL900 ----------------------------------------------------------------------------------

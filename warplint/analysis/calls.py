@@ -8,7 +8,9 @@ and printf may differ per lane but never wait for other threads.
 A library collective whose results' spread the front end knows (CUB's block and warp collectives,
 `frontends/cuda/cub.py`) is `call.S1.S2...`, one scope per destination: `lane` (each thread its
 own), `warp` (one value per warp), `block` (one value for the whole block).  It stays opaque
-otherwise: it may hold a barrier (CUB's block collectives do)."""
+otherwise: it may hold a barrier.  CUB's block collectives do: the threads of the block share their
+temp storage and wait for each other at `__syncthreads()` inside them, so every thread of the block
+must call one together, as a barrier (`block_collective`)."""
 from __future__ import annotations
 
 import re
@@ -42,6 +44,13 @@ def is_collective(ins: Instr) -> bool:
     """A call whose modifiers give the scope of each result (`call.lane.block`)."""
     return (ins.op == "call" and bool(ins.mods) and len(ins.mods) == len(ins.dests)
             and all(m in SCOPES for m in ins.mods))
+
+
+def block_collective(ins: Instr) -> str | None:
+    """The name of the CUB block collective this call is (`cub::BlockReduce::Sum`, as the front
+    end names them: frontends/cuda/cub.py), None for any other call."""
+    name = callee(ins)
+    return name if name is not None and name.startswith("cub::Block") else None
 
 
 def is_pure(ins: Instr) -> bool:

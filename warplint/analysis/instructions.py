@@ -22,7 +22,7 @@ from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
-from .calls import is_collective, may_write
+from .calls import block_collective, is_collective, may_write
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -262,6 +262,10 @@ class Interpreter:
         may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
         loads from it read the result."""
         srcs = ins.srcs
+        if block_collective(ins):  # a barrier for the whole block (analysis/calls.py)
+            self._record.barriers.append(Barrier(ins, b, active, False))
+        if not ins.dests:
+            return
         if is_collective(ins):
             return self._collective(ins, env, guarded)
         vals = [v for s in srcs[1:] for v in self._argument(env, s)]
@@ -560,7 +564,7 @@ for _ops, _method, _needs_dest in [
         (("mad",), Interpreter._multiply_add, True),
         (("add", "sub", "mul", "div", "rem", "shl", "shr", "min", "max"), Interpreter._arith, True),
         (("neg", "abs"), Interpreter._unary, True),
-        (("call",), Interpreter._call, True),
+        (("call",), Interpreter._call, False),  # (a block collective with no result is a barrier)
         (("assume",), Interpreter._assume, False)]:
     for _op in _ops:
         _SEMANTICS[_op] = _Semantics(_method, _needs_dest)

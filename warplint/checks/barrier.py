@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..analysis.arrival import divergences
+from ..analysis.calls import block_collective
 from ..analysis.lanes import FULL_SET, compare
 from ..findings import Step
 from ..messages import BarrierDivergence, instr_name
@@ -15,8 +16,21 @@ def _barrier_id(ins):
 def _aligned(ins) -> bool:
     """PTX: `bar.sync`/`bar.red` are `barrier.sync.aligned`/`barrier.red.aligned`; every thread
     of the block must execute the same aligned barrier instruction.  `barrier.sync` without
-    .aligned may be met at different instructions with the same barrier id."""
-    return ins.op == "bar" or "aligned" in ins.mods
+    .aligned may be met at different instructions with the same barrier id.  A block collective
+    waits at `__syncthreads()` (aligned) inside it."""
+    return ins.op == "bar" or "aligned" in ins.mods or block_collective(ins) is not None
+
+
+def _is_barrier(ins) -> bool:
+    return ins.op in ("bar", "barrier") and "warp" not in ins.mods or block_collective(ins) is not None
+
+
+_HOW_TO_FIX = {
+    False: "move the barrier out of the conditional code, or make the condition uniform across the block",
+    True: "call the collective in every thread of the block, outside the conditional code (give the "
+          "threads that must not count the operator's identity, or use the overload that takes a "
+          "number of valid items)",
+}
 
 
 def _same_source(a, b) -> bool:
@@ -39,7 +53,7 @@ def barrier_divergence(ctx: Context) -> None:
         def matches(ins, bid=bid, here=bar.instr):
             # an aligned barrier (bar.sync, __syncthreads) must be the same instruction in every
             # thread: another one only matches as the compiler's copy of the same source barrier
-            return (ins.op in ("bar", "barrier") and "warp" not in ins.mods and ins is not here
+            return (_is_barrier(ins) and ins is not here
                     and _barrier_id(ins) == bid and (not aligned or _same_source(ins, here)))
 
         # Exited threads release a barrier; before Volta a warp arrives as a whole, so a warp
@@ -47,18 +61,19 @@ def barrier_divergence(ctx: Context) -> None:
         released = ctx.target.independent_scheduling or not lanes_missing
         divs = divergences(fa, bar.block, matches, ctx.kernel, released_on_exit=released,
                            block_wide=True)
-        bad = [d for d in divs if d.fate in ("skip", "mixed")]
+        # a block collective needs every thread of the block: those that exit are missing too
+        collective = block_collective(bar.instr) is not None
+        missing = ("skip", "exit") if collective else ("skip",)
+        bad = [d for d in divs if d.fate in missing or d.fate == "mixed"]
         if not bad:
             continue
         data_dependent = any(fa.lits[x].kind == "lane" and fa.lits[x].scope == "lane"
                              for d in bad for x in d.cond.lits)
-        definite = all(d.fate == "skip" for d in divs) and not data_dependent
+        definite = all(d.fate in missing for d in divs) and not data_dependent
         related = [Step(fa.cfg.blocks[d.branch].terminator.loc,
                         "threads that take the other side of this branch skip the barrier")
                    for d in bad if fa.cfg.blocks[d.branch].terminator is not None]
-        ctx.report(bar.instr, BarrierDivergence(instr_name(bar.instr), lanes_missing, definite),
+        ctx.report(bar.instr, BarrierDivergence(instr_name(bar.instr), lanes_missing, definite, collective),
                    certainty="definite" if definite else "possible",
-                   details=[f"lanes here: {ctx.describe(bar.active)}",
-                            "move the barrier out of the conditional code, or make the condition "
-                            "uniform across the block"],
+                   details=[f"lanes here: {ctx.describe(bar.active)}", _HOW_TO_FIX[collective]],
                    related=related, block=bar.block)

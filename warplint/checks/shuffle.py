@@ -6,7 +6,8 @@ from itertools import product
 from ..analysis.arrival import divergences
 from ..analysis.divergence import source_lane
 from ..analysis.lanes import MAX_VARS, definite_bits, lane_ranges, together
-from ..analysis.values import Aff, is_uniform
+from ..analysis.loop_values import values_at
+from ..analysis.values import Aff, const, is_uniform
 from ..messages import ShflClampInvalid, ShflSegmentMaskInvalid, ShuffleSourceInvalid, ShuffleWidthInvalid
 from . import Context, rule
 
@@ -57,67 +58,117 @@ def shfl_source_invalid(ctx: Context) -> None:
     for op in fa.warp_ops:
         if op.kind != "shfl" or len(op.srcs) < 3 or op.active.is_empty():
             continue
-        b, c = op.srcs[1], _const(op.srcs[2])
-        if c is None or not (isinstance(b, Aff) and b.exact):
+        c = _const(op.srcs[2])
+        lane_args, over_loop = _lane_arguments(fa, op)
+        if c is None or not lane_args:
             continue
+        symbolic = op.member is not None and op.member.exact is None
         mv = op.member_value
-        if op.member is not None and op.member.exact is None:
-            _check_symbolic_mask(ctx, op, b, c)
+        if not symbolic and op.member is None and mv is not None and not (isinstance(mv, Aff) and mv.exact):
             continue
-        if op.member is None and mv is not None and not (isinstance(mv, Aff) and mv.exact):
-            continue
-        active = op.active.possible_bits
-        sure = definite_bits(op.active, fa.lits)
-        order = _lane_order(fa.lits)
-        exited = None  # do lanes missing here exit?  (computed on demand)
-        readers, sources, definite, why = 0, 0, False, set()
-        for lane in range(32):
-            if not active >> lane & 1:
-                continue
-            member = mv.off[lane] & 0xFFFFFFFF if isinstance(mv, Aff) else None
-            j, ok = source_lane(op.instr.mods, lane, b.off[lane], c)
-            if not ok or not 0 <= j < 32:
-                continue
-            if active >> j & 1 and (member is None or member >> j & 1):
-                # the source can be here; on sm_70+ it may also have exited (early return)
-                if sure >> j & 1 or together(op.active, lane, j, fa.lits) or not ctx.target.independent_scheduling \
-                        or not sure >> lane & 1 and sure \
-                        or not _can_lack([op.active.lane_formula(lane)], op.active.lane_formula(j), lane, j,
-                                         fa.lits, order):
-                    continue
-                if exited is None:
-                    exited = _exits(fa, op, ctx.kernel)
-                if exited:
-                    why.add("exited")
-                    readers |= 1 << lane
-                    sources |= 1 << j
-                continue
-            if member is not None and not member >> j & 1:
-                why.add("not in the membermask")
-            elif member is None:
-                why.add("inactive")
-            elif ctx.target.independent_scheduling:
-                if exited is None:
-                    exited = _exits(fa, op, ctx.kernel)
-                if not exited:
-                    continue
-                why.add("exited")
-                definite_exit = exited == "all"
-                if not definite_exit:
-                    readers |= 1 << lane
-                    sources |= 1 << j
-                    continue
-            else:
-                continue  # pre-Volta: WL002 reports the mask mismatch
-            readers |= 1 << lane
-            sources |= 1 << j
-            definite |= bool(sure >> lane & 1)
+        exits = _Exits(fa, op, ctx.kernel)
+        readers, sources, definite, why, bad = 0, 0, False, set(), []
+        for b in lane_args:
+            found = _symbolic_reads(ctx, op, b, c) if symbolic else _reads(ctx, op, b, c, exits)
+            if found[0]:
+                readers, sources = readers | found[0], sources | found[1]
+                definite, why = definite or found[2], why | found[3]
+                bad.append(b.off[0])
         if readers:
+            member = ctx.describe(op.member) if symbolic else _describe_mask(ctx, op)
+            details = [f"active lanes: {ctx.describe(op.active)}", f"membermask: {member}"]
+            if over_loop:
+                details.append(_loop_detail(op, lane_args, bad))
             ctx.report(op.instr, ShuffleSourceInvalid(readers, sources, tuple(sorted(why)), definite),
-                       certainty="definite" if definite else "possible",
-                       details=[f"active lanes: {ctx.describe(op.active)}",
-                                f"membermask: {_describe_mask(ctx, op)}"],
-                       block=op.block)
+                       certainty="definite" if definite else "possible", details=details, block=op.block)
+
+
+def _lane_arguments(fa, op) -> tuple[list[Aff], bool]:
+    """The shuffle's lane / offset operand as known values, and whether they are a loop's: the
+    one value it has, or, for a loop's counter (`for (o = 16; o > 0; o >>= 1)`, the same in every
+    lane), one per value the loop gives it."""
+    b = op.srcs[1]
+    if isinstance(b, Aff) and b.exact:
+        return [b], False
+    if not (isinstance(b, Aff) and b.uniform):
+        return [], False
+    values = values_at(fa.cfg, op.block, op.instr, op.instr.srcs[1])
+    return [const(v) for v in values or ()], True
+
+
+def _loop_detail(op, lane_args: list[Aff], bad: list[int]) -> str:
+    """`offset 'o' over the loop's iterations: 16, 8, 4, 2, 1; the reads above happen with 16, 8`."""
+    mode = _mode(op)
+    what = "source lane" if mode == "idx" else "lane mask" if mode == "bfly" else "offset"
+    every = [b.off[0] for b in lane_args]
+    which = "each" if bad == every else ", ".join(map(str, bad))
+    name = str(op.instr.srcs[1]).partition("@")[0]  # `k@1`: `k` of an inlined call
+    return f"{what} '{name}' over the loop's iterations: {', '.join(map(str, every))}; " \
+           f"the reads above happen with {which}"
+
+
+def _mode(op) -> str:
+    return next((m for m in op.instr.mods if m in ("up", "down", "bfly", "idx")), "idx")
+
+
+class _Exits:
+    """Whether the lanes missing at a shuffle exit (`_exits`), found on first use."""
+
+    def __init__(self, fa, op, kernel):
+        self.fa, self.op, self.kernel, self.known = fa, op, kernel, None
+
+    def __call__(self) -> str:
+        if self.known is None:
+            self.known = _exits(self.fa, self.op, self.kernel)
+        return self.known
+
+
+def _reads(ctx: Context, op, b: Aff, c: int, exited: _Exits):
+    """(readers, sources, definite, why): the lanes that read, with lane operand `b`, from a lane
+    inactive, exited or outside a membermask known per lane."""
+    fa = ctx.analysis
+    mv = op.member_value
+    active = op.active.possible_bits
+    sure = definite_bits(op.active, fa.lits)
+    order = _lane_order(fa.lits)
+    readers, sources, definite, why = 0, 0, False, set()
+    for lane in range(32):
+        if not active >> lane & 1:
+            continue
+        member = mv.off[lane] & 0xFFFFFFFF if isinstance(mv, Aff) else None
+        j, ok = source_lane(op.instr.mods, lane, b.off[lane], c)
+        if not ok or not 0 <= j < 32:
+            continue
+        if active >> j & 1 and (member is None or member >> j & 1):
+            # the source can be here; on sm_70+ it may also have exited (early return)
+            if sure >> j & 1 or together(op.active, lane, j, fa.lits) or not ctx.target.independent_scheduling \
+                    or not sure >> lane & 1 and sure \
+                    or not _can_lack([op.active.lane_formula(lane)], op.active.lane_formula(j), lane, j,
+                                     fa.lits, order):
+                continue
+            if exited():
+                why.add("exited")
+                readers |= 1 << lane
+                sources |= 1 << j
+            continue
+        if member is not None and not member >> j & 1:
+            why.add("not in the membermask")
+        elif member is None:
+            why.add("inactive")
+        elif ctx.target.independent_scheduling:
+            if not exited():
+                continue
+            why.add("exited")
+            if exited() != "all":
+                readers |= 1 << lane
+                sources |= 1 << j
+                continue
+        else:
+            continue  # pre-Volta: WL002 reports the mask mismatch
+        readers |= 1 << lane
+        sources |= 1 << j
+        definite |= bool(sure >> lane & 1)
+    return readers, sources, definite, why
 
 
 def _describe_mask(ctx: Context, op) -> str:
@@ -142,7 +193,7 @@ def _describe_mask(ctx: Context, op) -> str:
                                         for m, lanes in sorted(by_mask.items(), key=lambda x: x[1]))
 
 
-def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
+def _symbolic_reads(ctx: Context, op, b: Aff, c: int):
     """A membermask that depends on conditions (`__activemask()` or a ballot under `if (i < n)`):
     a lane may read a source lane outside the mask when some valuation of the conditions puts the
     reader in the mask and its source out of it (the tail warp of `i < n`)."""
@@ -158,12 +209,7 @@ def _check_symbolic_mask(ctx: Context, op, b, c) -> None:
                 lane, j, fa.lits, order):
             readers |= 1 << lane
             sources |= 1 << j
-    if readers:
-        ctx.report(op.instr, ShuffleSourceInvalid(readers, sources, ("not in the membermask",), False),
-                   certainty="possible",
-                   details=[f"active lanes: {ctx.describe(op.active)}",
-                            f"membermask: {ctx.describe(op.member)}"],
-                   block=op.block)
+    return readers, sources, False, {"not in the membermask"}
 
 
 _ORDERS: dict = {}  # id(lits) -> (lits, how many interned, its _lane_order); lits held
