@@ -29,6 +29,7 @@ class _OldGeneration:
     size: int | None = None  # tracked objects after that collection (None: not counted yet)
     grown = 0  # objects moved there by the pauses since
     full_collections = -1  # CPython's count of full collections when `size` was taken
+    files = 0  # pauses so far: the first file of a run does not count the generation
 
 
 @contextmanager
@@ -37,34 +38,35 @@ def paused():
     if not gc.isenabled():  # paused already (a caller, or another file on another thread)
         yield
         return
-    _collect_if_grown()
+    if _OldGeneration.files:  # a one-file run never counts (a walk of every object: ~9 ms)
+        _collect_if_grown()
+    _OldGeneration.files += 1
     gc.disable()
     try:
         yield
     finally:
-        _promote_unscanned()
+        _OldGeneration.grown += gc.get_count()[0]  # objects made and not freed since the last collection
+        gc.freeze()  # the file's objects join the oldest generation unscanned
+        gc.unfreeze()
         gc.enable()
 
 
 def _collect_if_grown() -> None:
     """A full collection when the pauses grew the oldest generation by GROWTH since its last one
-    (anyone's: `gc.collect()`, CPython's own)."""
-    if _full_collections() != _OldGeneration.full_collections:
-        _OldGeneration.size = None  # collected by someone else: counted again after this file
+    (anyone's: `gc.collect()`, CPython's own; the generation is counted again after one)."""
+    if _OldGeneration.size is None or _full_collections() != _OldGeneration.full_collections:
+        _count_old_generation()
     elif _OldGeneration.grown > _OldGeneration.size * GROWTH:
         gc.collect()
-        _OldGeneration.size = None
+        _count_old_generation()
 
 
-def _promote_unscanned() -> None:
-    """The young objects (the file's) join the oldest generation unscanned, and are counted."""
-    _OldGeneration.grown += gc.get_count()[0]  # objects made and not freed since the last collection
+def _count_old_generation() -> None:
     gc.freeze()
-    if _OldGeneration.size is None:
-        _OldGeneration.size = gc.get_freeze_count()  # every tracked object (one walk of the list)
-        _OldGeneration.grown = 0
-        _OldGeneration.full_collections = _full_collections()
+    _OldGeneration.size = gc.get_freeze_count()  # every tracked object (one walk of the list)
     gc.unfreeze()
+    _OldGeneration.grown = 0
+    _OldGeneration.full_collections = _full_collections()
 
 
 def _full_collections() -> int:

@@ -12,6 +12,8 @@ the values found are every value the instruction may see.  None when a value is 
 the loop runs past `MAX_ITERATIONS`."""
 from __future__ import annotations
 
+import weakref
+
 from ..intops import ARITHMETIC, binary
 from ..ir import Imm, Reg
 from .transfer import type_bits
@@ -23,11 +25,23 @@ _COMPARISONS = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge"
                 "lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}  # lo..hs: unsigned (by the type)
 
 
+_ASKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # cfg -> {(instr, operand): values}
+
+
 def values_at(cfg, block: int, instr, operand) -> list[int] | None:
     """The values `operand` of `instr` (in `block`) takes over the iterations of the innermost
-    loop around it, in order, each once; None when not known (see the module's note)."""
+    loop around it, in order, each once; None when not known (see the module's note).  Asked
+    once per instruction: every rule and target asks again."""
     if not isinstance(operand, Reg):
         return None
+    asked = _ASKED.setdefault(cfg, {})
+    key = (id(instr), operand.name)
+    if key not in asked:
+        asked[key] = _values_at(cfg, block, instr, operand)
+    return asked[key]
+
+
+def _values_at(cfg, block: int, instr, operand: Reg) -> list[int] | None:
     loop = _innermost_loop(cfg, block)
     if loop is None or not _written_in(cfg, loop[1], operand.name):
         return None
