@@ -134,6 +134,16 @@ class CFG:
         import networkx as nx
         return {**nx.immediate_dominators(self.graph, self.entry), self.entry: self.entry}
 
+    def dominates(self, a: int, b: int) -> bool:
+        """Does block `a` dominate block `b` (every path from the entry to `b` passes `a`)?"""
+        idom = self.idom
+        while b != a:
+            up = idom.get(b)
+            if up is None or up == b:
+                return False
+            b = up
+        return True
+
     @cached_property
     def _postdom_graph(self):
         """The reversed CFG rooted at EXIT.  Blocks that cannot reach EXIT (infinite loops)

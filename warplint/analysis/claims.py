@@ -141,18 +141,22 @@ class Claims:
     def _kept_inside(self, ins: Instr, region: set[int]) -> bool:
         """Are the registers `ins` writes read only in `region`, or by a branch (whose blocks
         then depend on the test too: the right side of a short-circuit `&&`)?"""
-        self._uses_of("")  # (the index of uses and blocks)
+        self._index()
         return all(self._block_of[id(use)] in region or as_guard and use.op == "bra"
                    for d in _defs(ins) for use, as_guard in self._uses_of(d.name))
 
     def _uses_of(self, reg: str) -> list[tuple[Instr, bool]]:
+        return self._index().get(reg, [])
+
+    def _index(self) -> dict[str, list[tuple[Instr, bool]]]:
+        """Each register's uses, and each instruction's block (built on first use)."""
         if self._uses is None:
             self._uses = {}
             for blk in self.fa.cfg.blocks:
                 for ins in blk.instrs:
                     self._block_of[id(ins)] = blk.id
                     _index_uses(ins, self._uses)
-        return self._uses.get(reg, [])
+        return self._uses
 
 
 def required_literals(active) -> set[int]:

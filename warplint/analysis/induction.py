@@ -35,7 +35,7 @@ def loop_steps(cfg) -> dict[tuple[int, str], int]:
                 continue
             block, ins = defs[0]
             step = _step(ins, reg, writes)
-            if step and ins.guard is None and all(_dominates(cfg, block, p) for p in latches):
+            if step and ins.guard is None and all(cfg.dominates(block, p) for p in latches):
                 out[header, reg] = step
     return out
 
@@ -56,16 +56,6 @@ def _step(ins, reg: str, writes: dict) -> int | None:
             and isinstance(a.value, int):
         return a.value
     return None
-
-
-def _dominates(cfg, a: int, b: int) -> bool:
-    idom = cfg.idom
-    while b != a:
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up
-    return True
 
 
 class IterationShift:

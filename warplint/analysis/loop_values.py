@@ -65,7 +65,7 @@ class _LoopRun:
         self.entries = [p for p in cfg.preds(header) if p not in body]
         latches = [p for p in cfg.preds(header) if p in body]
         index = {b: i for i, b in enumerate(cfg.rpo())}
-        self.spine = sorted((b for b in body if all(_dominates(cfg, b, x) for x in latches)),
+        self.spine = sorted((b for b in body if all(cfg.dominates(b, x) for x in latches)),
                             key=index.__getitem__)
         nested = set().union(*(inner for h, inner in cfg.loops.items() if h != header and h in body))
         self.varying = {d.name for b in body if b not in self.spine or b in nested
@@ -171,16 +171,6 @@ class _LoopRun:
             if holds == (edge["kind"] != "fall"):
                 return True
         return False
-
-
-def _dominates(cfg, a: int, b: int) -> bool:
-    idom = cfg.idom
-    while b != a:
-        up = idom.get(b)
-        if up is None or up == b:
-            return False
-        b = up
-    return True
 
 
 def _evaluate(ins, env: dict) -> int | None:
