@@ -56,8 +56,10 @@ def condition_words(text: str, positive: bool, line: int | None = None) -> str:
 def instr_name(instr) -> str:
     """How a message names an instruction: the CUDA call as written (`__shfl_sync`), else the
     PTX opcode (also for CUDA constructs with no call of that name, e.g. a tile's `shfl`)."""
-    if instr.op == "call" and instr.srcs and hasattr(instr.srcs[0], "name"):
-        return instr.srcs[0].name  # a library collective: `cub::BlockReduce::Sum`
+    from .analysis.calls import callee  # imported here: suppressions need no analysis
+    name = callee(instr)  # a library collective: `cub::BlockReduce::Sum`
+    if name is not None:
+        return name
     return instr.text if instr.text.startswith("__") else instr.opcode
 
 

@@ -65,12 +65,6 @@ def is_pure(ins: Instr) -> bool:
     return name in _PURE_NAMES or bool(_INTRINSIC.match(name))
 
 
-def may_write(ins: Instr) -> bool:
-    """May this opaque call write memory that other threads read?  (Clock reads, sleeps and
-    printf do not; the CUDA math library does not.)"""
-    return may_wait(ins)
-
-
 def may_wait(ins: Instr) -> bool:
     """May this opaque call hold a barrier or a `__syncwarp()` (wait for other threads)?"""
     name = callee(ins)

@@ -22,7 +22,7 @@ from ..ir import Addr, Instr, Reg, Sym, Vec
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
-from .calls import block_collective, is_collective, may_write
+from .calls import block_collective, is_collective, may_wait
 from .results import Barrier, MemAccess, WarpOp
 from .transfer import Evaluator, comparison, type_bits
 from .values import ZEROS, Aff, MaskV, Pred, Terms, Unk, const, is_uniform, mask_of, scope_of, wider
@@ -49,7 +49,7 @@ def written_spaces(cfg) -> frozenset[str]:
                 space = next((m for m in ins.mods if m in _SPACES), "generic")
                 if space in _SHARED_SPACES:
                     out.add(space)
-            elif ins.op == "call" and may_write(ins):
+            elif ins.op == "call" and may_wait(ins):  # (those known not to wait write nothing either)
                 out.add("generic")
     return frozenset(out)
 
