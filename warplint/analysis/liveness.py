@@ -64,9 +64,20 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
         for ins in blk.instrs:
             read = written = 0
             for x in ins.srcs:
-                read |= bits(x)
+                if type(x) is Reg:  # (most operands: `bit` inline)
+                    n = number.get(x.name)
+                    if n is None:
+                        n = number[x.name] = len(number)
+                    read |= 1 << n
+                else:
+                    read |= bits(x)
             for x in ins.dests:
-                if isinstance(x, Addr):
+                if type(x) is Reg:
+                    n = number.get(x.name)
+                    if n is None:
+                        n = number[x.name] = len(number)
+                    written |= 1 << n
+                elif isinstance(x, Addr):
                     read |= bits(x)
                 else:
                     written |= bits(x)

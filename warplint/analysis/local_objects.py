@@ -33,14 +33,17 @@ def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ..
     addresses_taken = False
     for blk in cfg.blocks:
         for ins in blk.instrs:
-            for op in (*ins.dests, *ins.srcs):
-                if isinstance(op, Reg):
-                    regs.add(op.name)
-                elif isinstance(op, Sym) and op.name.startswith("&"):
-                    addresses_taken = True
             for d in ins.dests:
-                if isinstance(d, Reg):
+                if type(d) is Reg:
+                    regs.add(d.name)
                     defs.setdefault(d.name, []).append(ins)
+                elif type(d) is Sym and d.name.startswith("&"):
+                    addresses_taken = True
+            for op in ins.srcs:
+                if type(op) is Reg:
+                    regs.add(op.name)
+                elif type(op) is Sym and op.name.startswith("&"):
+                    addresses_taken = True
     if not addresses_taken:  # no `&x`: no register points into a variable (PTX has none)
         return {}
     target: dict[str, str] = {}

@@ -175,7 +175,8 @@ class Terms(Interned):
         self.symmetric_lits: dict[int, int] = {}  # the same for lane conditions (Literals ids)
 
     def get(self, key, text: str = "") -> int:
-        return self.intern(key, text)
+        i = self._ids.get(key)
+        return i if i is not None else self.intern(key, text)
 
     def note_scope(self, term: int, scope: str, align: int = 0) -> None:
         if term:
