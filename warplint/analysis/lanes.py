@@ -23,6 +23,7 @@ analysis can say its results are approximate.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import is_
 
 from .interned import Interned
 
@@ -230,7 +231,7 @@ def _remembered(memo: dict, key, held: tuple, compute) -> LaneSet:
     many sets it widened, counted again on a hit.  `held`: the objects `key` names by identity,
     kept with the result so that a hit is for the very same ones."""
     kept = memo.get(key)
-    if kept is not None and all(a is b for a, b in zip(kept[0], held)):
+    if kept is not None and all(map(is_, kept[0], held)):
         STATS["widened"] += kept[2]
         return kept[1]
     widened = STATS["widened"]

@@ -450,10 +450,7 @@ class Evaluator:
         f = _CMP.get(cmp)
         if f is not None and isinstance(a, Aff) and isinstance(b, Aff):
             if a.exact and b.exact:
-                if signed:
-                    return Pred(LaneSet.const(_lanes_where(f, [_signed(x, bits) for x in a.off],
-                                                           [_signed(y, bits) for y in b.off])))
-                return Pred(LaneSet.const(_lanes_where(f, a.off, b.off)))
+                return Pred(LaneSet.const(_lanes_where(f, a.off, b.off, bits if signed else 0)))
             if a.base == b.base:
                 return Pred(LaneSet.const(_lanes_where(f, a.off, b.off)))
             r = self._compare_aligned(f, a, b, cmp, text, loc)
@@ -712,10 +709,15 @@ def _lane_groups(offs, c: int, g: int, cmp: str):
     return known, groups
 
 
-def _lanes_where(f, x, y) -> int:
-    """The lanes l where `f(x[l], y[l])` holds; one test when both are the same in every lane."""
+def _lanes_where(f, x: tuple, y: tuple, signed_bits: int = 0) -> int:
+    """The lanes l where `f(x[l], y[l])` holds, the offsets read as signed numbers of
+    `signed_bits` bits if not 0; one test when both are the same in every lane."""
     if x.count(x[0]) == 32 and y.count(y[0]) == 32:
+        if signed_bits:
+            return FULL if f(_signed(x[0], signed_bits), _signed(y[0], signed_bits)) else 0
         return FULL if f(x[0], y[0]) else 0
+    if signed_bits:
+        x, y = [_signed(v, signed_bits) for v in x], [_signed(v, signed_bits) for v in y]
     return _bits(map(f, x, y))
 
 

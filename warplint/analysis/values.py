@@ -67,16 +67,19 @@ class Aff:
 
 
 class Unk:
-    __slots__ = ("term",)
+    __slots__ = ("term", "_h")
 
     def __init__(self, term: int):
         self.term = term
+        self._h = None
 
     def __eq__(self, o):
         return isinstance(o, Unk) and o.term == self.term
 
     def __hash__(self):
-        return hash(("U", self.term))
+        if self._h is None:
+            self._h = hash(("U", self.term))
+        return self._h
 
     def __repr__(self):
         return f"Unk(t{self.term})"
@@ -175,8 +178,7 @@ class Terms(Interned):
         self.symmetric_lits: dict[int, int] = {}  # the same for lane conditions (Literals ids)
 
     def get(self, key, text: str = "") -> int:
-        i = self._ids.get(key)
-        return i if i is not None else self.intern(key, text)
+        return self.intern(key, text)
 
     def note_scope(self, term: int, scope: str, align: int = 0) -> None:
         if term:
