@@ -3,7 +3,7 @@ from the environments of the divergence analysis."""
 from __future__ import annotations
 
 from ..cfg import CFG, EXIT
-from ..ir import Addr, Reg, Vec
+from ..ir import Addr, Imm, Reg, Sym, Vec
 
 
 def registers(op, out: set) -> None:
@@ -64,12 +64,13 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
         for ins in blk.instrs:
             read = written = 0
             for x in ins.srcs:
-                if type(x) is Reg:  # (most operands: `bit` inline)
+                kind = type(x)
+                if kind is Reg:  # (most operands: `bit` inline; immediates and symbols name none)
                     n = number.get(x.name)
                     if n is None:
                         n = number[x.name] = len(number)
                     read |= 1 << n
-                else:
+                elif kind is not Imm and kind is not Sym:
                     read |= bits(x)
             for x in ins.dests:
                 if type(x) is Reg:
@@ -91,14 +92,14 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     live_in = {b: 0 for b in use}
     live_out = {b: 0 for b in use}
     order = list(reversed(cfg.rpo()))
+    succs = {b: [s for s in cfg.succs(b) if s != EXIT] for b in order}
     changed = True
     while changed:
         changed = False
         for b in order:
             out = 0
-            for s in cfg.succs(b):
-                if s != EXIT:
-                    out |= live_in[s]
+            for s in succs[b]:
+                out |= live_in[s]
             inn = use[b] | (out & ~defs[b])
             if inn != live_in[b] or out != live_out[b]:
                 live_in[b], live_out[b] = inn, out

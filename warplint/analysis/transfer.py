@@ -717,8 +717,17 @@ def _lanes_where(f, x: tuple, y: tuple, signed_bits: int = 0) -> int:
             return FULL if f(_signed(x[0], signed_bits), _signed(y[0], signed_bits)) else 0
         return FULL if f(x[0], y[0]) else 0
     if signed_bits:
-        x, y = [_signed(v, signed_bits) for v in x], [_signed(v, signed_bits) for v in y]
+        x, y = _signed_lanes(x, signed_bits), _signed_lanes(y, signed_bits)
     return _bits(map(f, x, y))
+
+
+def _signed_lanes(offs: tuple, bits: int) -> list:
+    """`_signed` of every lane's offset, with no call per lane: ((v + h) & m) - h, for h the
+    sign bit and m the mask of `bits`, is v's low `bits` bits read as a signed number."""
+    if bits <= 0 or bits > 64:
+        return list(offs)
+    m, h = (1 << bits) - 1, 1 << (bits - 1)
+    return [((v + h) & m) - h for v in offs]
 
 
 def _bits(flags) -> int:
@@ -730,7 +739,6 @@ def _bits(flags) -> int:
 
 
 def _gcd(a, b):
-    from math import gcd
     return gcd(a or 0, b or 0)
 
 
@@ -764,4 +772,7 @@ def _lane_sums(op: str, x: tuple, y: tuple) -> tuple:
     """Lane offsets of `x + y` (op "add") or `x - y` (op "sub")."""
     if y is ZEROS:
         return x
+    first, second = x[0], y[0]
+    if x.count(first) == 32 and y.count(second) == 32:  # (most values: computed once)
+        return (first + second if op == "add" else first - second,) * 32
     return tuple(map(_add if op == "add" else _sub, x, y))
