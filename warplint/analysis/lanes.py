@@ -110,7 +110,7 @@ class LaneSet:
                 return other
         # the very same operands (by identity, kept with the result)
         return _remembered(_INTERSECTED, (id(self.cubes), id(other.cubes)), (self.cubes, other.cubes),
-                           lambda: self._intersect(other))
+                           self._intersect, other)
 
     def _intersect(self, other: "LaneSet") -> "LaneSet":
         if len(self.cubes) * len(other.cubes) > PRODUCT_CAP and _overlapping_pairs(self, other) > PRODUCT_CAP:
@@ -223,11 +223,11 @@ def _simplify(cubes: list) -> LaneSet:
     (the simplification's result can depend on it); a kept result that widened counts again."""
     if len(cubes) <= 1:
         return _simplify_cubes(cubes)
-    return _remembered(_SIMPLIFIED, tuple(cubes), (), lambda: _simplify_cubes(cubes))
+    return _remembered(_SIMPLIFIED, tuple(cubes), (), _simplify_cubes, cubes)
 
 
-def _remembered(memo: dict, key, held: tuple, compute) -> LaneSet:
-    """`compute()`, kept in `memo` under `key` (emptied past _SIMPLIFIED_MAX entries) with how
+def _remembered(memo: dict, key, held: tuple, compute, argument) -> LaneSet:
+    """`compute(argument)`, kept in `memo` under `key` (emptied past _SIMPLIFIED_MAX entries) with how
     many sets it widened, counted again on a hit.  `held`: the objects `key` names by identity,
     kept with the result so that a hit is for the very same ones."""
     kept = memo.get(key)
@@ -235,7 +235,7 @@ def _remembered(memo: dict, key, held: tuple, compute) -> LaneSet:
         STATS["widened"] += kept[2]
         return kept[1]
     widened = STATS["widened"]
-    result = compute()
+    result = compute(argument)
     if len(memo) >= _SIMPLIFIED_MAX:
         memo.clear()
     memo[key] = (held, result, STATS["widened"] - widened)

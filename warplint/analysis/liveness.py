@@ -93,17 +93,21 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     live_out = {b: 0 for b in use}
     order = list(reversed(cfg.rpo()))
     succs = {b: [s for s in cfg.succs(b) if s != EXIT] for b in order}
-    changed = True
-    while changed:
-        changed = False
+    preds = {b: [p for p in cfg.preds(b) if p in succs] for b in order}
+    stale = set(order)  # blocks whose successors' live-in changed since they were computed
+    while stale:  # (rounds in `order` until nothing changes: the least fixpoint, in any order)
         for b in order:
+            if b not in stale:
+                continue
+            stale.discard(b)
             out = 0
             for s in succs[b]:
                 out |= live_in[s]
+            live_out[b] = out
             inn = use[b] | (out & ~defs[b])
-            if inn != live_in[b] or out != live_out[b]:
-                live_in[b], live_out[b] = inn, out
-                changed = True
+            if inn != live_in[b]:
+                live_in[b] = inn
+                stale.update(preds[b])
     dead = {}
     for b in use:
         may_hold = writes[b]
