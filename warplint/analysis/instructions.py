@@ -122,7 +122,7 @@ class Interpreter:
 
     # -- writing results ------------------------------------------------------------------
     def _set(self, env, dest, value, guarded):
-        if isinstance(dest, Reg):
+        if type(dest) is Reg:
             if guarded and dest.name in env and env[dest.name] != value:
                 value = self._guarded_write(dest.name, env[dest.name], value)
             env[dest.name] = value
@@ -225,10 +225,11 @@ class Interpreter:
         self._set(env, ins.dests[0], ev.arith("add", ev.arith("mul", a, c, bits), d, bits), guarded)
 
     def _arith(self, b, i, ins: Instr, env, active, guarded):
-        if len(ins.srcs) != 2:
+        srcs = ins.srcs
+        if len(srcs) != 2:
             return self._opaque(ins, env, guarded)
         ev, op, bits = self.ev, ins.op, type_bits(ins)
-        a, c = ev.read(env, ins.srcs[0]), ev.read(env, ins.srcs[1])
+        a, c = ev.read(env, srcs[0]), ev.read(env, srcs[1])
         if op == "mul" and "hi" in ins.mods:
             v = ev.opaque("mulhi", (a, c))
         else:

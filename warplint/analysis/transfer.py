@@ -260,7 +260,7 @@ class Evaluator:
         table[key] = same
 
     def arith(self, op: str, a, b, bits: int):
-        if isinstance(a, Aff) and isinstance(b, Aff):
+        if type(a) is Aff and type(b) is Aff:
             r = self._aff(op, a, b, bits)
             if r is not None:
                 return r
@@ -291,7 +291,6 @@ class Evaluator:
         mask = (1 << bits) - 1 if 0 < bits <= 64 else None
         if a.base == 0 and b.base == 0:
             return _exact_arith(op, a.off, b.off, mask)
-        c = b.const()
         if op in ("add", "sub"):
             if b.base == 0 or a.base == b.base and op == "sub":
                 off = _lane_sums(op, a.off, b.off)
@@ -307,6 +306,7 @@ class Evaluator:
             self.terms.note_scope(b.base, b.scope, b.align)
             off = _lane_sums(op, a.off, b.off)
             return Aff(t, off, _gcd(a.align, b.align), self._sum_scope(op, a, b))
+        c = b.const()
         if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
             a, b, c = b, a, a.const()
         if c is None and op == "mul" and a.uniform and b.uniform:  # blockIdx.x * blockDim.x
