@@ -426,7 +426,7 @@ class Interpreter:
         else:
             addr_op = ins.srcs[0] if ins.srcs else None
             val_ops = ins.srcs[1:]
-        variable = self.local_pointers.get(pointer_base(addr_op))
+        variable = self.local_pointers.get(pointer_base(addr_op)) if self.local_pointers else None
         if variable is not None and op in ("ld", "st"):
             self._variable_access(ins, env, variable, val_ops, guarded)
             return

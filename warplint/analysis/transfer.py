@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from itertools import compress
 from math import gcd
 from operator import add as _add, sub as _sub
 
@@ -718,7 +719,10 @@ def _lanes_where(f, x: tuple, y: tuple, signed_bits: int = 0) -> int:
         return FULL if f(x[0], y[0]) else 0
     if signed_bits:
         x, y = _signed_lanes(x, signed_bits), _signed_lanes(y, signed_bits)
-    return _bits(map(f, x, y))
+    return sum(compress(_LANE_BITS, map(f, x, y)))  # (distinct bits: their sum is their union)
+
+
+_LANE_BITS = tuple(1 << lane for lane in LANES)
 
 
 def _signed_lanes(offs: tuple, bits: int) -> list:
