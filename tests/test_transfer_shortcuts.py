@@ -103,6 +103,12 @@ def test_interning_gives_each_key_one_id_from_1():
 
 def test_unknowns_hash_as_before():
     assert hash(Unk(12)) == hash(("U", 12)) and Unk(12) == Unk(12) and len({Unk(1), Unk(1), Unk(2)}) == 2
+    import copy
+    import pickle
+    u = Unk(5)
+    hash(u)
+    for c in (pickle.loads(pickle.dumps(u)), copy.copy(u), copy.deepcopy(u)):
+        assert c == u and c._h is None and hash(c) == hash(u)
 
 
 @pytest.mark.parametrize("opcode", ["bar.sync", "bar.warp.sync", "barrier.sync", "add.s32", "ld.shared.v4.f32",

@@ -82,6 +82,9 @@ class Unk:
             self._h = hash(("U", self.term))
         return self._h
 
+    def __reduce__(self):  # (a copy hashes afresh: a string's hash differs between processes)
+        return Unk, (self.term,)
+
     def __repr__(self):
         return f"Unk(t{self.term})"
 
