@@ -92,43 +92,37 @@ class Interpreter:
 
     def run_block(self, b: int, instrs: list[Instr], env: dict, mask: LaneSet) -> BlockRecord:
         self._record = record = BlockRecord()
+        ev = self.ev
+        track_pointers = bool(self.local_pointers)
         for i, ins in enumerate(instrs):
             active = mask
-            if ins.guard is not None:
-                gv = self.ev.read(env, Reg(ins.guard[0]))
+            guard = ins.guard
+            if guard is not None:
+                gv = ev.read(env, _guard_register(guard[0]))
                 if ins is instrs[-1] and ins.op in _BRANCHES:
                     record.branch_value = gv
                     continue
-                g = self.ev.pred_lanes(gv, ins.guard[0], ins.loc)
-                if ins.guard[1]:
+                g = ev.pred_lanes(gv, guard[0], ins.loc)
+                if guard[1]:
                     g = negate(g, self.lits, ("gneg", b, i))
                 active = mask.and_(g)
                 self._guard_lanes = g
             elif ins.op == "brx":
-                record.branch_value = self.ev.read(env, ins.srcs[0]) if ins.srcs else None
+                record.branch_value = ev.read(env, ins.srcs[0]) if ins.srcs else None
                 continue
-            self._exec(b, i, ins, env, active, guarded=ins.guard is not None)
-            if ins.dests and self.local_pointers:
-                self._track_offset(ins, env)
+            semantics = _SEMANTICS_BY_OPCODE.get(ins.opcode) or _semantics_of(ins)
+            if ins.dests:
+                semantics.run(self, b, i, ins, env, active, guard is not None)
+                if track_pointers:
+                    self._track_offset(ins, env)
+            elif not semantics.needs_dest:
+                semantics.run(self, b, i, ins, env, active, guard is not None)
             self._guard_lanes = None
         return record
 
-    def _exec(self, b, i, ins: Instr, env, active: LaneSet, guarded: bool) -> None:
-        op = ins.op
-        if op == "bar" and "warp" in ins.mods:
-            op = "bar.warp"
-        semantics = _SEMANTICS.get(op)
-        if semantics is not None and semantics.needs_dest and not ins.dests:
-            return
-        if semantics is None:
-            if ins.dests:
-                self._opaque(ins, env, guarded)
-            return
-        semantics.run(self, b, i, ins, env, active, guarded)
-
     # -- writing results ------------------------------------------------------------------
     def _set(self, env, dest, value, guarded):
-        if isinstance(dest, Reg):
+        if type(dest) is Reg:
             if guarded and dest.name in env and env[dest.name] != value:
                 value = self._guarded_write(dest.name, env[dest.name], value)
             env[dest.name] = value
@@ -165,6 +159,10 @@ class Interpreter:
     def _opaque(self, ins: Instr, env, guarded, *_):
         vals = [self.ev.read(env, s) for s in ins.srcs]
         self._set_all(env, ins, self.ev.opaque(ins.opcode, vals, ins.op), guarded)
+
+    def _unknown_op(self, b, i, ins: Instr, env, active, guarded):
+        """An opcode with no semantics of its own: an opaque function of its operands."""
+        self._opaque(ins, env, guarded)
 
     def _move(self, b, i, ins: Instr, env, active, guarded):
         if not ins.srcs:
@@ -227,10 +225,11 @@ class Interpreter:
         self._set(env, ins.dests[0], ev.arith("add", ev.arith("mul", a, c, bits), d, bits), guarded)
 
     def _arith(self, b, i, ins: Instr, env, active, guarded):
-        if len(ins.srcs) != 2:
+        srcs = ins.srcs
+        if len(srcs) != 2:
             return self._opaque(ins, env, guarded)
         ev, op, bits = self.ev, ins.op, type_bits(ins)
-        a, c = ev.read(env, ins.srcs[0]), ev.read(env, ins.srcs[1])
+        a, c = ev.read(env, srcs[0]), ev.read(env, srcs[1])
         if op == "mul" and "hi" in ins.mods:
             v = ev.opaque("mulhi", (a, c))
         else:
@@ -419,8 +418,7 @@ class Interpreter:
     # -- memory ---------------------------------------------------------------------------
     def _memory(self, b, i, ins: Instr, env, active, guarded):
         ev = self.ev
-        mods = ins.mods
-        space = next((m for m in mods if m in _SPACES), "generic")
+        space, size = _space_and_size(ins)
         op = ins.op
         if op == "st":
             addr_op = ins.dests[0] if ins.dests else (ins.srcs[0] if ins.srcs else None)
@@ -428,14 +426,14 @@ class Interpreter:
         else:
             addr_op = ins.srcs[0] if ins.srcs else None
             val_ops = ins.srcs[1:]
-        variable = self.local_pointers.get(pointer_base(addr_op))
+        variable = self.local_pointers.get(pointer_base(addr_op)) if self.local_pointers else None
         if variable is not None and op in ("ld", "st"):
             self._variable_access(ins, env, variable, val_ops, guarded)
             return
         addr = ev.read(env, addr_op) if addr_op is not None else Unk(0)
         if space in _SHARED_SPACES:
             self._record.accesses.append(MemAccess(ins, b, i, active, addr, op in ("st", "atom", "red"),
-                                                   op in ("ld", "ldu", "atom"), space, _access_size(ins)))
+                                                   op in ("ld", "ldu", "atom"), space, size))
         if op == "st":
             if space in ("local", "param") and val_ops:
                 env[MemoryCell(addr)] = ev.read(env, val_ops[0])
@@ -569,6 +567,32 @@ for _ops, _method, _needs_dest in [
     for _op in _ops:
         _SEMANTICS[_op] = _Semantics(_method, _needs_dest)
 
+_UNKNOWN_OP = _Semantics(Interpreter._unknown_op, True)
+_SEMANTICS_BY_OPCODE: dict[str, _Semantics] = {}  # full opcode -> its semantics (a bounded memory)
+_SEMANTICS_BY_OPCODE_MAX = 10_000  # opcodes are the input's words
+
+
+def _semantics_of(ins: Instr) -> _Semantics:
+    """The semantics of `ins`'s opcode (`bar.warp` apart from the other `bar`s), kept per opcode."""
+    op = "bar.warp" if ins.op == "bar" and "warp" in ins.mods else ins.op
+    semantics = _SEMANTICS.get(op, _UNKNOWN_OP)
+    if len(_SEMANTICS_BY_OPCODE) < _SEMANTICS_BY_OPCODE_MAX:
+        _SEMANTICS_BY_OPCODE[ins.opcode] = semantics
+    return semantics
+
+
+_GUARD_REGISTERS: dict[str, Reg] = {}  # predicate name -> its register operand (a bounded memory)
+
+
+def _guard_register(name: str) -> Reg:
+    reg = _GUARD_REGISTERS.get(name)
+    if reg is None:
+        reg = Reg(name)
+        if len(_GUARD_REGISTERS) < _SEMANTICS_BY_OPCODE_MAX:
+            _GUARD_REGISTERS[name] = reg
+    return reg
+
+
 _WARP_RESULTS = {"activemask": Interpreter._activemask_result, "vote": Interpreter._vote_result,
                  "match": Interpreter._match_result, "redux": Interpreter._redux_result,
                  "shfl": Interpreter._shuffle_result}
@@ -582,6 +606,20 @@ def _member_groups(member_value) -> list:
     for lane, m in enumerate(member_value.off):
         by_value[m & FULL] = by_value.get(m & FULL, 0) | (1 << lane)
     return [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
+
+
+_SPACE_AND_SIZE: dict[str, tuple[str, int]] = {}  # opcode -> (space, access size); bounded
+
+
+def _space_and_size(ins: Instr) -> tuple[str, int]:
+    """The state space a memory instruction names (`generic` when none) and its access size,
+    from its opcode."""
+    known = _SPACE_AND_SIZE.get(ins.opcode)
+    if known is None:
+        known = (next((m for m in ins.mods if m in _SPACES), "generic"), _access_size(ins))
+        if len(_SPACE_AND_SIZE) < _SEMANTICS_BY_OPCODE_MAX:
+            _SPACE_AND_SIZE[ins.opcode] = known
+    return known
 
 
 def _access_size(ins: Instr) -> int:

@@ -18,9 +18,9 @@ class Interned:
         return self._keys[i] if 0 < i < len(self._keys) else None
 
     def intern(self, key, info) -> int:
-        i = self._ids.get(key)
-        if i is None:
-            i = self._ids[key] = len(self.info)
+        n = len(self.info)
+        i = self._ids.setdefault(key, n)  # (one hash of the key, found or not)
+        if i == n:
             self.info.append(info)
             self._keys.append(key)
         return i

@@ -23,6 +23,7 @@ analysis can say its results are approximate.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import is_
 
 from .interned import Interned
 
@@ -109,7 +110,7 @@ class LaneSet:
                 return other
         # the very same operands (by identity, kept with the result)
         return _remembered(_INTERSECTED, (id(self.cubes), id(other.cubes)), (self.cubes, other.cubes),
-                           lambda: self._intersect(other))
+                           self._intersect, other)
 
     def _intersect(self, other: "LaneSet") -> "LaneSet":
         if len(self.cubes) * len(other.cubes) > PRODUCT_CAP and _overlapping_pairs(self, other) > PRODUCT_CAP:
@@ -222,19 +223,19 @@ def _simplify(cubes: list) -> LaneSet:
     (the simplification's result can depend on it); a kept result that widened counts again."""
     if len(cubes) <= 1:
         return _simplify_cubes(cubes)
-    return _remembered(_SIMPLIFIED, tuple(cubes), (), lambda: _simplify_cubes(cubes))
+    return _remembered(_SIMPLIFIED, tuple(cubes), (), _simplify_cubes, cubes)
 
 
-def _remembered(memo: dict, key, held: tuple, compute) -> LaneSet:
-    """`compute()`, kept in `memo` under `key` (emptied past _SIMPLIFIED_MAX entries) with how
+def _remembered(memo: dict, key, held: tuple, compute, argument) -> LaneSet:
+    """`compute(argument)`, kept in `memo` under `key` (emptied past _SIMPLIFIED_MAX entries) with how
     many sets it widened, counted again on a hit.  `held`: the objects `key` names by identity,
     kept with the result so that a hit is for the very same ones."""
     kept = memo.get(key)
-    if kept is not None and all(a is b for a, b in zip(kept[0], held)):
+    if kept is not None and all(map(is_, kept[0], held)):
         STATS["widened"] += kept[2]
         return kept[1]
     widened = STATS["widened"]
-    result = compute()
+    result = compute(argument)
     if len(memo) >= _SIMPLIFIED_MAX:
         memo.clear()
     memo[key] = (held, result, STATS["widened"] - widened)

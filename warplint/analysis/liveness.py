@@ -3,7 +3,7 @@ from the environments of the divergence analysis."""
 from __future__ import annotations
 
 from ..cfg import CFG, EXIT
-from ..ir import Addr, Reg, Vec
+from ..ir import Addr, Imm, Reg, Sym, Vec
 
 
 def registers(op, out: set) -> None:
@@ -64,9 +64,21 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
         for ins in blk.instrs:
             read = written = 0
             for x in ins.srcs:
-                read |= bits(x)
+                kind = type(x)
+                if kind is Reg:  # (most operands: `bit` inline; immediates and symbols name none)
+                    n = number.get(x.name)
+                    if n is None:
+                        n = number[x.name] = len(number)
+                    read |= 1 << n
+                elif kind is not Imm and kind is not Sym:
+                    read |= bits(x)
             for x in ins.dests:
-                if isinstance(x, Addr):
+                if type(x) is Reg:
+                    n = number.get(x.name)
+                    if n is None:
+                        n = number[x.name] = len(number)
+                    written |= 1 << n
+                elif isinstance(x, Addr):
                     read |= bits(x)
                 else:
                     written |= bits(x)
@@ -80,18 +92,22 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     live_in = {b: 0 for b in use}
     live_out = {b: 0 for b in use}
     order = list(reversed(cfg.rpo()))
-    changed = True
-    while changed:
-        changed = False
+    succs = {b: [s for s in cfg.succs(b) if s != EXIT] for b in order}
+    preds = {b: [p for p in cfg.preds(b) if p in succs] for b in order}
+    stale = set(order)  # blocks whose successors' live-in changed since they were computed
+    while stale:  # (rounds in `order` until nothing changes: the least fixpoint, in any order)
         for b in order:
+            if b not in stale:
+                continue
+            stale.discard(b)
             out = 0
-            for s in cfg.succs(b):
-                if s != EXIT:
-                    out |= live_in[s]
+            for s in succs[b]:
+                out |= live_in[s]
+            live_out[b] = out
             inn = use[b] | (out & ~defs[b])
-            if inn != live_in[b] or out != live_out[b]:
-                live_in[b], live_out[b] = inn, out
-                changed = True
+            if inn != live_in[b]:
+                live_in[b] = inn
+                stale.update(preds[b])
     dead = {}
     for b in use:
         may_hold = writes[b]

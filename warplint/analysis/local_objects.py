@@ -27,22 +27,20 @@ class LocalOffset(NamedTuple):
 
 def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ...]]:
     """Register -> the registers of the one local variable every value it holds points into."""
+    if not _takes_addresses(cfg):  # no `&x`: no register points into a variable (PTX has none)
+        return {}
     spaces = spaces or {}
     defs: dict[str, list] = {}
     regs: set[str] = set()
-    addresses_taken = False
     for blk in cfg.blocks:
         for ins in blk.instrs:
-            for op in (*ins.dests, *ins.srcs):
-                if isinstance(op, Reg):
-                    regs.add(op.name)
-                elif isinstance(op, Sym) and op.name.startswith("&"):
-                    addresses_taken = True
             for d in ins.dests:
-                if isinstance(d, Reg):
+                if type(d) is Reg:
+                    regs.add(d.name)
                     defs.setdefault(d.name, []).append(ins)
-    if not addresses_taken:  # no `&x`: no register points into a variable (PTX has none)
-        return {}
+            for op in ins.srcs:
+                if type(op) is Reg:
+                    regs.add(op.name)
     target: dict[str, str] = {}
     changed = True
     while changed:  # a register joins once all its definitions point into one variable
@@ -61,6 +59,19 @@ def pointers_to_locals(cfg: CFG, spaces: dict | None) -> dict[str, tuple[str, ..
     fields = _fields_by_variable(regs)
     return {reg: (x, *sorted(fields.get(x, ())))
             for reg, x in target.items() if x not in escaped and x.partition("@")[0] not in escaped}
+
+
+def _takes_addresses(cfg: CFG) -> bool:
+    """Does some instruction name a variable's address (`&x`)?"""
+    for blk in cfg.blocks:
+        for ins in blk.instrs:
+            for op in ins.srcs:
+                if type(op) is Sym and op.name.startswith("&"):
+                    return True
+            for op in ins.dests:
+                if type(op) is Sym and op.name.startswith("&"):
+                    return True
+    return False
 
 
 def _fields_by_variable(regs: set[str]) -> dict[str, list[str]]:

@@ -203,8 +203,7 @@ class Solver:
         self.records[b] = record
         edges_changed = self.deps.set_edge_conditions(self.ev, b, record.branch_value)
         dead = self.dead_after.get(b)
-        if dead:
-            env = dict(env)
+        if dead:  # (`env` is this visit's own: `_entry_env` made it, `run_block` wrote it)
             for k in self._dead_names(b, dead):
                 env.pop(k, None)
         out_changed = self.out_env.get(b) != env

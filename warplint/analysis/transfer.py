@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from itertools import compress
 from math import gcd
+from operator import add as _add, sub as _sub
 
 from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
@@ -95,7 +97,8 @@ class Evaluator:
         return Unk(t.get(("sp", name), name))
 
     def read(self, env: dict, op):
-        if isinstance(op, Reg):
+        kind = type(op)
+        if kind is Reg:
             v = env.get(op.name)
             if v is None:
                 name = op.name
@@ -106,7 +109,7 @@ class Evaluator:
                 else:
                     v = self.undefined(name)
             return self._known(v) if self.facts and isinstance(v, Aff) and v.base in self.facts else v
-        if isinstance(op, Imm):
+        if kind is Imm:
             if isinstance(op.value, int):
                 return const(op.value)
             return Aff(self.terms.get(("fimm", op.value), str(op.value)), ZEROS, 1, "block")
@@ -192,6 +195,12 @@ class Evaluator:
     def uniform(self, v) -> bool:
         """Same value on every lane?  A predicate is, when only warp-uniform conditions
         decide it."""
+        kind = type(v)
+        if kind is Unk:
+            return False
+        if kind is Aff:
+            o = v.off
+            return o.count(o[0]) == 32
         if isinstance(v, Pred):
             return v.lanes.warp_exact(self.lits) in (0, FULL)
         return is_uniform(v)
@@ -209,7 +218,11 @@ class Evaluator:
         `lanewise` result (each lane's from its own inputs: not a shuffle) is the same in lanes
         l and l ^ s wherever every input is (`symmetry`)."""
         t = self.terms.get((key, tuple(vals)), text)
-        if all(self.uniform(v) for v in vals):
+        uniform = self.uniform
+        for v in vals:
+            if not uniform(v):
+                break
+        else:
             scope = "block"
             for v in vals:
                 scope = wider(scope, self.scope(v))
@@ -223,10 +236,10 @@ class Evaluator:
         FULL for a warp-uniform value, 1 (s = 0 only) when nothing is known.  A value built
         lane by lane from butterfly results keeps what they share (`m = max over groups of 4`,
         `m < limit`, `(m < limit) ? 1 : 0`)."""
+        if type(v) is Unk:  # (never uniform)
+            return self.terms.symmetric.get(v.term, 1)
         if self.uniform(v):
             return FULL
-        if isinstance(v, Unk):
-            return self.terms.symmetric.get(v.term, 1)
         if isinstance(v, Aff):
             return _offsets_symmetry(v.off)
         if isinstance(v, Pred):
@@ -248,7 +261,7 @@ class Evaluator:
         table[key] = same
 
     def arith(self, op: str, a, b, bits: int):
-        if isinstance(a, Aff) and isinstance(b, Aff):
+        if type(a) is Aff and type(b) is Aff:
             r = self._aff(op, a, b, bits)
             if r is not None:
                 return r
@@ -277,30 +290,24 @@ class Evaluator:
 
     def _aff(self, op, a: Aff, b: Aff, bits):
         mask = (1 << bits) - 1 if 0 < bits <= 64 else None
-        wrap = (lambda x: x & mask) if mask else (lambda x: x)
-        if a.exact and b.exact:
-            if op not in ARITHMETIC:
-                return None
-            vals = [_lane_arith(op, x, y) for x, y in zip(a.off, b.off)]
-            return None if None in vals else exact(wrap(v) for v in vals)
-        c = b.const()
+        if a.base == 0 and b.base == 0:
+            return _exact_arith(op, a.off, b.off, mask)
         if op in ("add", "sub"):
-            if b.exact or a.base == b.base and op == "sub":
-                sign = 1 if op == "add" else -1
-                off = tuple(x + sign * y for x, y in zip(a.off, b.off))
+            if b.base == 0 or a.base == b.base and op == "sub":
+                off = _lane_sums(op, a.off, b.off)
                 if a.base == b.base and op == "sub":
                     return exact(off)
                 return Aff(a.base, off, a.align, a.scope)
-            if a.exact and op == "add":
-                return Aff(b.base, tuple(x + y for x, y in zip(a.off, b.off)), b.align, b.scope)
+            if a.base == 0 and op == "add":
+                return Aff(b.base, _lane_sums(op, a.off, b.off), b.align, b.scope)
             # two unknown bases: a new uniform base plus the per-lane offsets; a multiple of
             # the alignment both share (32 * A + 32 * B: warp roles split at whole warps)
             t = self.terms.get((op, a.base, b.base), op)
             self.terms.note_scope(a.base, a.scope, a.align)
             self.terms.note_scope(b.base, b.scope, b.align)
-            sign = 1 if op == "add" else -1
-            off = tuple(x + sign * y for x, y in zip(a.off, b.off))
+            off = _lane_sums(op, a.off, b.off)
             return Aff(t, off, _gcd(a.align, b.align), self._sum_scope(op, a, b))
+        c = b.const()
         if c is None and op in ("mul", "shl") and a.const() is not None and op == "mul":
             a, b, c = b, a, a.const()
         if c is None and op == "mul" and a.uniform and b.uniform:  # blockIdx.x * blockDim.x
@@ -318,7 +325,7 @@ class Evaluator:
             if k == 0:
                 return const(0)
             t = self.terms.get(("mul", a.base, k), "mul")
-            return Aff(t, tuple(x * k for x in a.off), (a.align or 1) * abs(k) or 1, a.scope)
+            return Aff(t, tuple([x * k for x in a.off]), (a.align or 1) * abs(k) or 1, a.scope)
         al = a.align
         if op == "and" and al and al & (al - 1) == 0 and 0 <= c < al:
             return exact(x & c for x in a.off)  # the low bits of B are zero
@@ -444,10 +451,9 @@ class Evaluator:
         f = _CMP.get(cmp)
         if f is not None and isinstance(a, Aff) and isinstance(b, Aff):
             if a.exact and b.exact:
-                conv = (lambda x: _signed(x, bits)) if signed else (lambda x: x)
-                return Pred(LaneSet.const(_bits(f(conv(x), conv(y)) for x, y in zip(a.off, b.off))))
+                return Pred(LaneSet.const(_lanes_where(f, a.off, b.off, bits if signed else 0)))
             if a.base == b.base:
-                return Pred(LaneSet.const(_bits(f(x, y) for x, y in zip(a.off, b.off))))
+                return Pred(LaneSet.const(_lanes_where(f, a.off, b.off)))
             r = self._compare_aligned(f, a, b, cmp, text, loc)
             if r is not None:
                 return r
@@ -614,9 +620,8 @@ def _warp_case(text: str, bits: int) -> str:
 
 def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
     """The lanes where setp's comparison of the values `a` and `c` holds."""
-    mods, srcs = ins.mods, ins.srcs
-    cmp = next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne")
-    signed = any(m.startswith("s") and m[1:].isdigit() for m in mods)
+    srcs = ins.srcs
+    cmp, signed = _comparison_kind(ins)
     if ins.from_cuda and ins.text:  # the condition as written in the source
         text, neg_text = ins.text, f"!({ins.text})"
     else:
@@ -624,6 +629,21 @@ def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
         opposite = _OPPOSITE.get(cmp)
         neg_text = f"{srcs[0]} {_CMP_TEXT[opposite]} {srcs[1]}" if opposite else ""
     return ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text)
+
+
+_KINDS: dict[str, tuple[str, bool]] = {}  # opcode -> (comparison, signed); kept up to _BITS_MAX
+
+
+def _comparison_kind(ins: Instr) -> tuple[str, bool]:
+    """setp's comparison operator and whether its operands are signed, from its opcode."""
+    kind = _KINDS.get(ins.opcode)
+    if kind is None:
+        mods = ins.mods
+        kind = (next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne"),
+                any(m.startswith("s") and m[1:].isdigit() for m in mods))
+        if len(_KINDS) < _BITS_MAX:
+            _KINDS[ins.opcode] = kind
+    return kind
 
 
 def _in_step(a, b) -> bool:
@@ -690,6 +710,30 @@ def _lane_groups(offs, c: int, g: int, cmp: str):
     return known, groups
 
 
+def _lanes_where(f, x: tuple, y: tuple, signed_bits: int = 0) -> int:
+    """The lanes l where `f(x[l], y[l])` holds, the offsets read as signed numbers of
+    `signed_bits` bits if not 0; one test when both are the same in every lane."""
+    if x.count(x[0]) == 32 and y.count(y[0]) == 32:
+        if signed_bits:
+            return FULL if f(_signed(x[0], signed_bits), _signed(y[0], signed_bits)) else 0
+        return FULL if f(x[0], y[0]) else 0
+    if signed_bits:
+        x, y = _signed_lanes(x, signed_bits), _signed_lanes(y, signed_bits)
+    return sum(compress(_LANE_BITS, map(f, x, y)))  # (distinct bits: their sum is their union)
+
+
+_LANE_BITS = tuple(1 << lane for lane in LANES)
+
+
+def _signed_lanes(offs: tuple, bits: int) -> list:
+    """`_signed` of every lane's offset, with no call per lane: ((v + h) & m) - h, for h the
+    sign bit and m the mask of `bits`, is v's low `bits` bits read as a signed number."""
+    if bits <= 0 or bits > 64:
+        return list(offs)
+    m, h = (1 << bits) - 1, 1 << (bits - 1)
+    return [((v + h) & m) - h for v in offs]
+
+
 def _bits(flags) -> int:
     out = 0
     for lane, x in enumerate(flags):
@@ -699,10 +743,40 @@ def _bits(flags) -> int:
 
 
 def _gcd(a, b):
-    from math import gcd
     return gcd(a or 0, b or 0)
 
 
 def _lane_arith(op: str, x: int, y: int) -> int | None:
     """One lane's `x op y`; division by zero (unspecified in PTX) is taken as 0."""
     return 0 if op in ("div", "rem") and y == 0 else binary(op, x, y)
+
+
+def _exact_arith(op: str, x: tuple, y: tuple, mask: int | None) -> Aff | None:
+    """`x op y` lane by lane on two exact values, wrapped to `mask`; None when some lane's is
+    undefined.  Offsets the same in every lane (most values) are computed once; otherwise the
+    operator runs over all lanes in C where no lane divides by zero or shifts by a negative
+    count (the lanes `_lane_arith` treats apart)."""
+    f = ARITHMETIC.get(op)
+    if f is None:
+        return None
+    first, second = x[0], y[0]
+    if x.count(first) == 32 and y.count(second) == 32:
+        v = _lane_arith(op, first, second)
+        return None if v is None else Aff(0, ((v & mask if mask else v),) * 32)
+    if op in ("div", "rem") and 0 in y or op in ("shl", "shr") and min(y) < 0:
+        vals = [_lane_arith(op, p, q) for p, q in zip(x, y)]
+        if None in vals:
+            return None
+    else:
+        vals = map(f, x, y)
+    return Aff(0, tuple(map(mask.__and__, vals)) if mask else tuple(vals))
+
+
+def _lane_sums(op: str, x: tuple, y: tuple) -> tuple:
+    """Lane offsets of `x + y` (op "add") or `x - y` (op "sub")."""
+    if y is ZEROS:
+        return x
+    first, second = x[0], y[0]
+    if x.count(first) == 32 and y.count(second) == 32:  # (most values: computed once)
+        return (first + second if op == "add" else first - second,) * 32
+    return tuple(map(_add if op == "add" else _sub, x, y))

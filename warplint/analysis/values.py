@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from math import gcd
+from operator import sub
 
 from .interned import Interned
 from .lanes import FULL, FULL_SET, LaneSet
@@ -67,16 +68,22 @@ class Aff:
 
 
 class Unk:
-    __slots__ = ("term",)
+    __slots__ = ("term", "_h")
 
     def __init__(self, term: int):
         self.term = term
+        self._h = None
 
     def __eq__(self, o):
         return isinstance(o, Unk) and o.term == self.term
 
     def __hash__(self):
-        return hash(("U", self.term))
+        if self._h is None:
+            self._h = hash(("U", self.term))
+        return self._h
+
+    def __reduce__(self):  # (a copy hashes afresh: a string's hash differs between processes)
+        return Unk, (self.term,)
 
     def __repr__(self):
         return f"Unk(t{self.term})"
@@ -331,8 +338,9 @@ def mask_of(v) -> LaneSet | None:
 
 def join_offsets(a: Aff, b: Aff):
     """Offsets and alignment for the join of two affine values, or None."""
-    d = b.off[0] - a.off[0]
-    if all(y - x == d for x, y in zip(a.off, b.off)):
+    ao, bo = a.off, b.off
+    d = bo[0] - ao[0]
+    if (ao == bo) if d == 0 else list(map(sub, bo, ao)).count(d) == 32:  # every lane moved by d
         al = gcd(a.align or 0, b.align or 0, abs(d))
         return a.off, al
     return None
