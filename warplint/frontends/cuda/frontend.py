@@ -43,7 +43,8 @@ class _Parser:
 
     def __init__(self):
         from pycparser import c_parser
-        self.parser = c_parser.CParser()
+        from .c_tokens import lexer_class
+        self.parser = c_parser.CParser(lexer=lexer_class())
 
     def parse(self, toks, typedefs: set[str]):
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)

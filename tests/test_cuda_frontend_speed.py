@@ -1,0 +1,81 @@
+"""Shortcuts of the CUDA front end against the long way they stand for."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from pycparser import c_parser
+
+from warplint.frontends.cuda import c_tokens, frontend
+from warplint.options import Options
+from warplint.pipeline import parse_variants
+
+HERE = Path(__file__).resolve().parent
+SOURCES = [HERE.parent / "fixtures" / "cuda", HERE / "cccl_kernels", HERE / "corpus_kernels"]
+
+
+def _outcome(parser, text):
+    """What parsing `text` gives: the AST with coordinates, or the error; and what the front end
+    reads of the parser's state after an error (the next token's line, the lexer's line)."""
+    try:
+        ast = parser.parse(text, "")
+    except Exception as e:  # noqa: BLE001  (pycparser's own failures are compared too)
+        try:
+            peek = parser._peek()
+            peek = peek and (peek.type, peek.value, peek.lineno, peek.column)
+        except Exception as e2:  # noqa: BLE001
+            peek = type(e2).__name__
+        return type(e).__name__, str(e), peek, parser.clex._lineno
+    buf = io.StringIO()
+    ast.show(buf, showcoord=True, attrnames=True, nodenames=True)
+    return "ok", buf.getvalue(), parser.clex._lineno
+
+
+def _item_texts(limit_files=None):
+    """The texts the front end hands pycparser for the CUDA fixtures."""
+    texts = []
+    original = frontend._Parser.parse
+
+    def recording(self, toks, typedefs):
+        names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
+        texts.append(" ".join(f"typedef int {n};" for n in names) + "\n" +
+                     "\n".join("@" if t.text in ("#", "##") else t.text for t in toks))
+        return original(self, toks, typedefs)
+
+    frontend._Parser.parse = recording
+    try:
+        for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*"))[:limit_files]:
+            try:
+                parse_variants(path.read_text(errors="surrogateescape"), str(path), Options())
+            except Exception:  # noqa: BLE001  (an input error: the texts before it count)
+                pass
+    finally:
+        frontend._Parser.parse = original
+    return texts
+
+
+ODD_LINES = ["'a", "'ab'", "''", '"a#b"', '"\\q"', "#", "##", "@", "$x", "x$", "0x1.p3", "08", "1e", "1e+",
+             "..", "...", "/*", "//", "1.0f", "0x1fULL", "'\\x41'", "u8\"s\"", "L'x'", "\\", "`", "a b",
+             "typedef int T; typedef int U;", "_Alignas", "__int128", "_Bool", "{", "}", ">>=", "->*"]
+
+
+@pytest.mark.skipif(c_tokens.Token is None, reason="pycparser 2: its own lexer is used")
+def test_table_lexer_parses_as_pycparser_lexer():
+    """The table lexer gives every fixture item's text, and texts with odd lines, the same AST,
+    error and parser state as pycparser's own lexer."""
+    texts = _item_texts()
+    texts += [f"typedef int T;\nint\nf\n(\n)\n{{\n{line}\n;\n}}" for line in ODD_LINES]
+    texts += [f"\nT\n{line}\nx\n;" for line in ODD_LINES]
+    assert len(texts) > 500
+    plain = c_parser.CParser()
+    table = c_parser.CParser(lexer=c_tokens.TableLexer)
+    for text in texts:
+        assert _outcome(table, text) == _outcome(plain, text), text
+
+
+def test_line_tokens():
+    assert c_tokens.line_tokens("x") == (("ID", "x", 1),)
+    assert c_tokens.line_tokens("int  x") == (("INT", "int", 1), ("ID", "x", 6))
+    assert c_tokens.line_tokens("'a") is None  # an error: pycparser's lexer reports it in place
+    assert c_tokens.line_tokens('"#"') is None  # a `#`: directives read the next line
