@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pycparser import c_parser
 
-from warplint.frontends.cuda import c_tokens, frontend
+from warplint.frontends.cuda import c_tokens, cxx, frontend
 from warplint.options import Options
 from warplint.pipeline import parse_variants
 
@@ -79,3 +79,50 @@ def test_line_tokens():
     assert c_tokens.line_tokens("int  x") == (("INT", "int", 1), ("ID", "x", 6))
     assert c_tokens.line_tokens("'a") is None  # an error: pycparser's lexer reports it in place
     assert c_tokens.line_tokens('"#"') is None  # a `#`: directives read the next line
+
+
+def _desugared_trees():
+    """The C++ layer's syntax trees of the fixtures, and of broken C++ (parts the parser could not read)."""
+    trees = []
+    original = cxx._parser
+
+    class Recording:
+        def parse(self, text):
+            tree = original().parse(text)
+            trees.append(tree)
+            return tree
+
+    cxx._parser = Recording
+    try:
+        _item_texts()
+    finally:
+        cxx._parser = original
+    for text in BROKEN_CXX:
+        trees.append(original().parse(text.encode()))
+    return trees
+
+
+BROKEN_CXX = ["__device__ int f(int &x) { x = 1; if (x { return; } }", "struct S { int a; void f() { a = ; } ",
+              "template <typename T> __global__ void k(T *p) { p[0] = T(1) + ; }}", "int g() { return (1 + ; }",
+              "void h() { for (int i = 0; i < n i++) s += i; }", "class C { public: C() : a(1 {} int a; };"]
+
+
+def test_error_ids_are_the_nodes_in_error():
+    """cxx._error_ids (one walk down the subtrees with errors) against `_in_error` asked of every node."""
+    with_errors = 0
+    for tree in _desugared_trees():
+        root = tree.root_node
+        with_errors += root.has_error
+        assert cxx._error_ids(root) == {n.id for n in cxx._nodes_all(root) if cxx._in_error(n)}
+    assert with_errors >= len(BROKEN_CXX)
+
+
+def test_identifiers_with_their_parents():
+    """cxx._identifiers against a walk asking every identifier for its parent."""
+    count = 0
+    for tree in _desugared_trees():
+        for fd in cxx._nodes(tree.root_node, ("function_definition", "compound_statement")):
+            long_way = [(x.id, x.parent.id) for x in cxx._walk(fd) if x.type == "identifier"]
+            assert [(x.id, up.id) for x, up in cxx._identifiers(fd)] == long_way
+            count += len(long_way)
+    assert count > 1000

@@ -317,6 +317,61 @@ def _in_error(n) -> bool:
     return False
 
 
+def _identifiers(root) -> list[tuple]:
+    """(identifier, its parent) of every identifier under `root` (and `root`), in document order:
+    the parents are kept on the way down (a node's `parent` is found from the root)."""
+    out = []
+    path = [root.parent if root.type == "identifier" else None]
+    cur = root.walk()
+    while True:
+        n = cur.node
+        if n.type == "identifier":
+            out.append((n, path[-1]))
+        if cur.goto_first_child():
+            path.append(n)
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
+            path.pop()
+
+
+_DECLARING = frozenset({"init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
+                        "array_declarator", "reference_declarator", "optional_parameter_declaration"})
+
+
+def _error_ids(root) -> set[int]:
+    """The ids of the nodes `_in_error` says are in a part the parser could not read, in one walk
+    down the subtrees with an error (a node's `parent` is found from the root: asking for every
+    node's ancestors costs their depth squared)."""
+    out: set[int] = set()
+    if not root.has_error:
+        return out
+    cur = root.walk()
+    while True:
+        n = cur.node
+        if n.type == "ERROR" or n.is_missing:
+            out.update(m.id for m in _nodes_all(n))
+        elif n.has_error and cur.goto_first_child():
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
+
+
+def _nodes_all(root) -> list:
+    """Every node under `root` (and `root`), in document order."""
+    out = []
+    cur = root.walk()
+    while True:
+        out.append(cur.node)
+        if cur.goto_first_child():
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
+
+
 def _text(node) -> str:
     return node.text.decode("utf-8", "surrogateescape")
 
@@ -449,6 +504,7 @@ class _Layer:
         self.specialising = None  # what a callee's copy is rendered for: a _Lambda, a _TemplateCopy
         self.template_values = _TemplateValues(self)
         self.choices = _Choices(self)
+        self._error_ids: set[int] | None = None  # of the file's tree (error_ids)
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
@@ -483,14 +539,21 @@ class _Layer:
                  for c in map(_called_name, n.children_by_field_name(
                      "function" if n.type == "call_expression" else "declarator"))
                  if c is not None and c.type == "identifier"]
+        in_error = self.error_ids(root)
         for n in sorted(found + named, key=lambda n: (n.start_byte, -n.end_byte)):
-            if root.has_error and _in_error(n):
+            if n.id in in_error:
                 continue
             if self._is_target(n):
                 a, b = self.src.span(n)
                 if b > a and n not in self.edits.get(a, ()):
                     self.edits.setdefault(a, []).append(n)
         self.starts = sorted(self.edits)
+
+    def error_ids(self, root) -> set[int]:
+        """`_error_ids(root)`, found once."""
+        if self._error_ids is None:
+            self._error_ids = _error_ids(root)
+        return self._error_ids
 
     def fix(self, node, handler) -> None:
         """Node `node` is rewritten by `handler` (decided by its class)."""
@@ -1326,7 +1389,7 @@ class _Layer:
         for t, start in zip(self.src.toks, self.src.starts):
             if t.text in _CONTEXTUAL_KEYWORDS:
                 n = root.descendant_for_byte_range(start, start + len(t.text))
-                if n is not None and n.type == "identifier" and not (root.has_error and _in_error(n)):
+                if n is not None and n.type == "identifier" and n.id not in self.error_ids(root):
                     out.append(n)
         return out
 
@@ -1656,14 +1719,9 @@ class _Class:
         body = fd.child_by_field_name("body")
         if body is None:
             return
-        declared = {_text(x) for x in _walk(fd) if x.type == "identifier" and x.parent is not None and (
-            x.parent.type in ("init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
-                              "array_declarator", "reference_declarator", "optional_parameter_declaration"))}
-        for n in _walk(body):
-            if n.type != "identifier":
-                continue
+        declared = {_text(x) for x, up in _identifiers(fd) if up is not None and up.type in _DECLARING}
+        for n, p in _identifiers(body):
             x = _text(n)
-            p = n.parent
             if x in declared:
                 continue
             if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
