@@ -80,6 +80,7 @@ construct left that the C parser then rejects is named in the function's note (`
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import attrgetter
 
 from .lexer import Tok
 
@@ -119,11 +120,17 @@ def alternative_tokens(toks: list[Tok]) -> list[Tok]:
             else t for t in toks]
 
 
+_tok_text = attrgetter("text")
+_CUDA_SPECIFIERS = frozenset(("__device__", "__host__", "__align__"))
+
+
 def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
     """CUDA's specifiers the grammar does not know go (the rewriter drops them too):
     `[&] __device__ (int r) {...}`, the execution space of a lambda (mapped to a `__device__`
     function), only after a lone `]` (after `]]`, an attribute, it is a function's qualifier);
     `__align__(16)`, an alignment (no meaning for the analysis)."""
+    if _CUDA_SPECIFIERS.isdisjoint(map(_tok_text, toks)):
+        return toks  # nothing to drop (a set test per token, in C)
     out: list[Tok] = []
     i = 0
     while i < len(toks):
@@ -143,6 +150,8 @@ def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
 def conversion_calls(toks: list[Tok]) -> list[Tok]:
     """`o.operator T()` -> `o`, `p->operator T()` -> `p[0]`: the value converted to T, the same
     value for the analysis (the grammar does not read these calls)."""
+    if "operator" not in map(_tok_text, toks):
+        return toks  # no conversion call
     out: list[Tok] = []
     i = 0
     while i < len(toks):
@@ -172,31 +181,31 @@ def _conversion_call_end(toks: list[Tok], i: int) -> int | None:
     return None
 
 
-def _separator(prev: Tok, t: Tok) -> bytes:
-    """What stands between two tokens in the parser's text: nothing where they touched in the
-    source (`operator()` is one name to the grammar), else a space or a line break."""
-    if (t.line, t.path) != (prev.line, prev.path):
-        return b"\n"
-    return b"" if t.col == prev.col + len(prev.text) else b" "
-
-
 class Source:
-    """The tokens as text for the parser, and the way back from byte offsets to tokens."""
+    """The tokens as text for the parser, and the way back from byte offsets to tokens.  Between
+    two tokens: nothing where they touched in the source (`operator()` is one name to the
+    grammar), else a space, or a line break where the line changes."""
 
     def __init__(self, toks: list[Tok]):
         self.toks = toks
         parts = []
-        self.starts = []
+        self.starts = starts = []
         pos = 0
-        prev = None
+        line = path = end = None  # of the token before
         for t in toks:
-            sep = b"" if prev is None else _separator(prev, t)
-            pos += len(sep)
             b = t.text.encode("utf-8", "surrogateescape")
-            parts.append(sep + b)
-            self.starts.append(pos)
+            if line is None:
+                sep = b""
+            elif t.line != line or t.path != path:
+                sep = b"\n"
+            else:
+                sep = b"" if t.col == end else b" "
+            pos += len(sep)
+            parts.append(sep)
+            parts.append(b)
+            starts.append(pos)
             pos += len(b)
-            prev = t
+            line, path, end = t.line, t.path, t.col + len(t.text)
         self.text = b"".join(parts)
 
     def span(self, node) -> tuple[int, int]:

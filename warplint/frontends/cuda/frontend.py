@@ -155,7 +155,8 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     defines = cuda_defines(arch)
     defines.update(options.defines or {})
     toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path), preprocessed)
-    module.warp_code = warp_functions(toks, path)  # what coverage is measured against
+    cooperative_groups = uses_cooperative_groups(toks)
+    module.warp_code = warp_functions(toks, path, cooperative_groups)  # what coverage is measured against
     module.arch_trace = tuple(pp.arch_trace)  # other targets whose trace is the same share this module
     notes = _Notes(module, Quoter(path, text))
     _bare_cr_note(text, path, notes)
@@ -165,7 +166,7 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     if deep is not None:
         raise InputError(Loc(deep.path, deep.line, deep.col), f"input nested deeper than {MAX_NESTING} levels")
     rw = Rewriter()
-    rw.cooperative_groups = uses_cooperative_groups(toks)
+    rw.cooperative_groups = cooperative_groups
     toks, rw.facts = desugar(toks, rw.typedefs)
     notes.display = rw.facts.display
     for tok, msg in rw.facts.notes:

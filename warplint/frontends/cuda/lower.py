@@ -141,9 +141,17 @@ class Lowerer:
         self.discard = False
         self.chunk_toks = None
         self.line_offset = 0
-        self.tok_index = {}
+        self._tok_index = {}
 
     # -- locations ------------------------------------------------------------------------
+    @property
+    def tok_index(self) -> dict:
+        """id of a token of the item -> its (last) index in the item's tokens."""
+        if self._tok_index is None:
+            toks = self.chunk_toks
+            self._tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        return self._tok_index
+
     def tok_at(self, coord):
         """The original token a pycparser coordinate stands for (its line is the token index)."""
         line = getattr(coord, "line", None)
@@ -180,7 +188,7 @@ class Lowerer:
         from pycparser import c_ast
         self.chunk_toks = toks
         self.line_offset = line_offset
-        self.tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        self._tok_index = None  # built when first asked for (tok_index)
         if line_offset:  # drop the typedef line the text route puts in front
             ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
