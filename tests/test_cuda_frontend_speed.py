@@ -126,3 +126,18 @@ def test_identifiers_with_their_parents():
             assert [(x.id, up.id) for x, up in cxx._identifiers(fd)] == long_way
             count += len(long_way)
     assert count > 1000
+
+
+def test_spans_of_functions_in_one_walk():
+    """cxx._nodes_spans against `_nodes` walking the whole tree and each function again."""
+    types = ("parameter_declaration", "declaration", "function_definition", "call_expression")
+    functions = 0
+    for tree in _desugared_trees():
+        root = tree.root_node
+        everything, spans = cxx._nodes_spans(root, types, ("function_definition",))
+        assert [n.id for n in everything] == [n.id for n in cxx._nodes(root, types)]
+        for fn in cxx._nodes(root, ("function_definition",)):
+            a, b = spans[fn.id]
+            assert [n.id for n in everything[a:b]] == [n.id for n in cxx._nodes(fn, types)]
+            functions += 1
+    assert functions > 500

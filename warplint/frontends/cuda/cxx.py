@@ -326,6 +326,36 @@ def _in_error(n) -> bool:
     return False
 
 
+def _nodes_spans(root, types, spanned) -> tuple[list, dict]:
+    """`_nodes(root, types)`, and for each node of a type in `spanned` (and in `types`), the
+    slice of that list its subtree's nodes make: node id -> (start, end)."""
+    wanted = set(types)
+    out = []
+    spans: dict[int, tuple[int, int]] = {}
+    open_: list[tuple] = []  # (depth, node id, start) of the spanned nodes being walked
+    depth = 0
+    cur = root.walk()
+    while True:
+        n = cur.node
+        t = n.type
+        if t in spanned:
+            open_.append((depth, n.id, len(out)))
+        if t in wanted:
+            out.append(n)
+        if cur.goto_first_child():
+            depth += 1
+            continue
+        while True:  # n's subtree is done, and so are those of the ancestors left
+            while open_ and open_[-1][0] >= depth:
+                _, i, start = open_.pop()
+                spans[i] = (start, len(out))
+            if cur.goto_next_sibling():
+                break
+            if not cur.goto_parent():
+                return out, spans
+            depth -= 1
+
+
 def _identifiers(root) -> list[tuple]:
     """(identifier, its parent) of every identifier under `root` (and `root`), in document order:
     the parents are kept on the way down (a node's `parent` is found from the root)."""
@@ -345,6 +375,7 @@ def _identifiers(root) -> list[tuple]:
             path.pop()
 
 
+_DECLARATIONS = ("parameter_declaration", "declaration")
 _DECLARING = frozenset({"init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
                         "array_declarator", "reference_declarator", "optional_parameter_declaration"})
 
@@ -514,13 +545,15 @@ class _Layer:
         self.template_values = _TemplateValues(self)
         self.choices = _Choices(self)
         self._error_ids: set[int] | None = None  # of the file's tree (error_ids)
+        self.function_nodes: tuple[list, dict] = ([], {})  # collect's walk, and the functions' spans in it
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
-        everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier",
-                                                                  "union_specifier", "lambda_expression"})
+        everything, spans = _nodes_spans(root, set(_NAMING) | set(_TARGETS) | {
+            "struct_specifier", "class_specifier", "union_specifier", "lambda_expression"}, ("function_definition",))
+        self.function_nodes = (everything, spans)
 
         def of(*types):  # the nodes of the one walk, in document order
             return [n for n in everything if n.type in types]
@@ -603,7 +636,7 @@ class _Layer:
         got = self.decls.get(fn.id)
         if got is None:
             got = self.decls[fn.id] = {}
-            for d in _nodes(fn, ("parameter_declaration", "declaration")):
+            for d in self.declaration_nodes(fn):
                 ty = d.child_by_field_name("type")
                 for decl in d.children_by_field_name("declarator"):
                     target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
@@ -611,6 +644,15 @@ class _Layer:
                     if name is not None:
                         got.setdefault(_text(name), []).append((d.start_byte, ty, target))
         return got
+
+    def declaration_nodes(self, fn) -> list:
+        """`_nodes(fn, ("parameter_declaration", "declaration"))`, from collect's walk where it
+        spans `fn` (it gathers both types)."""
+        everything, spans = self.function_nodes
+        span = spans.get(fn.id)
+        if span is None:
+            return _nodes(fn, _DECLARATIONS)
+        return [n for n in everything[span[0]:span[1]] if n.type in _DECLARATIONS]
 
     def declared(self, ident):
         """(type node, declarator) of the last declaration of `ident`'s name before it in its function."""
@@ -2516,7 +2558,9 @@ class _Choices:
         `c ? a : b` with constant branches and a condition that is not constant, declared once."""
         tv, out, env = self.layer.template_values, [], {}
         decls = self.layer.declarations(fn)
-        for d in _nodes(fn, ("declaration",)):
+        for d in self.layer.declaration_nodes(fn):
+            if d.type != "declaration":
+                continue
             inits = d.children_by_field_name("declarator")
             if not any(_text(c) == "constexpr" for c in d.children) or len(inits) != 1 or \
                     inits[0].type != "init_declarator":
