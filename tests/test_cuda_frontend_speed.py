@@ -141,3 +141,31 @@ def test_spans_of_functions_in_one_walk():
             assert [n.id for n in everything[a:b]] == [n.id for n in cxx._nodes(fn, types)]
             functions += 1
     assert functions > 500
+
+
+class _Everything:
+    def __contains__(self, name):
+        return True
+
+
+def _front_end_outputs():
+    out = []
+    for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*")):
+        try:
+            variants = parse_variants(path.read_text(errors="surrogateescape"), str(path), Options())
+        except Exception as e:  # noqa: BLE001
+            out.append(repr(e))
+            continue
+        out.append([(repr(m.functions), repr(m.diagnostics), [t.name for t in ts]) for m, ts in variants])
+    return out
+
+
+def test_rewriter_plain_names_as_the_long_way(monkeypatch):
+    """Rewriter._rewrite copies a plain name at once; with every name taken for special (the
+    long way through all its cases) the front end gives the same on every fixture."""
+    from warplint.frontends.cuda import rewrite
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    short = _front_end_outputs()
+    monkeypatch.setattr(rewrite, "_SPECIAL_NAMES", _Everything())
+    assert _front_end_outputs() == short

@@ -232,9 +232,9 @@ class Facts:
         if self.tree is None:
             return None
         if self.at is None:
-            self.at = {}
-            for t, start in zip(self.src.toks, self.src.starts):
-                self.at.setdefault((t.path, t.line, t.col), start)
+            # the first token at a place wins: the pairs are taken last to first
+            self.at = {(t.path, t.line, t.col): start
+                       for t, start in zip(reversed(self.src.toks), reversed(self.src.starts))}
         b = self.at.get((tok.path, tok.line, tok.col))
         n = self.tree.root_node.descendant_for_byte_range(b, b) if b is not None else None
         statement = None
@@ -555,8 +555,10 @@ class _Layer:
             "struct_specifier", "class_specifier", "union_specifier", "lambda_expression"}, ("function_definition",))
         self.function_nodes = (everything, spans)
 
+        kinds = [n.type for n in everything]
+
         def of(*types):  # the nodes of the one walk, in document order
-            return [n for n in everything if n.type in types]
+            return [n for n, kind in zip(everything, kinds) if kind in types]
 
         for n in of(*_NAMING):
             self._names(n)
@@ -1770,8 +1772,14 @@ class _Class:
         body = fd.child_by_field_name("body")
         if body is None:
             return
-        declared = {_text(x) for x, up in _identifiers(fd) if up is not None and up.type in _DECLARING}
-        for n, p in _identifiers(body):
+        named = _identifiers(fd)
+        declared = {_text(x) for x, up in named if up is not None and up.type in _DECLARING}
+        # those of the body: its class has no part the parser could not read (plan), so every
+        # identifier has a width and the body's are those within its bytes
+        start, end = body.start_byte, body.end_byte
+        for n, p in named:
+            if n.start_byte < start or n.end_byte > end:
+                continue
             x = _text(n)
             if x in declared:
                 continue
