@@ -169,3 +169,33 @@ def test_rewriter_plain_names_as_the_long_way(monkeypatch):
     short = _front_end_outputs()
     monkeypatch.setattr(rewrite, "_SPECIAL_NAMES", _Everything())
     assert _front_end_outputs() == short
+
+
+def _braced_return_arity_long_way(body) -> int:
+    from pycparser import c_ast as A
+
+    from warplint.frontends.cuda.lower import _braced
+    found, todo = [], [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, A.Return):
+            found.append(node.expr)
+        else:
+            todo.extend(node)
+    counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
+    return counts.pop() if len(counts) == 1 else 0
+
+
+def test_braced_return_arity_walks_statements_only():
+    """lower._braced_return_arity (statements only) against a walk of every node."""
+    from pycparser import c_ast as A
+
+    from warplint.frontends.cuda.lower import _braced_return_arity
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    _item_texts()
+    bodies = [x.body for ast, _ in frontend.PARSED.entries.values() for x in ast.ext if isinstance(x, A.FuncDef)]
+    assert len(bodies) > 500
+    assert sum(_braced_return_arity(b) > 0 for b in bodies) >= 5
+    for body in bodies:
+        assert _braced_return_arity(body) == _braced_return_arity_long_way(body)

@@ -1328,12 +1328,13 @@ def _braced_return_arity(body) -> int:
     """How many values every return of a function body gives in braces (`return {a, b};`: 2);
     0 when some return gives a value otherwise, or the counts differ."""
     from pycparser import c_ast as A
+    holders = (A.Compound, A.If, A.For, A.While, A.DoWhile, A.Switch, A.Case, A.Default, A.Label)
     found, todo = [], [body]
-    while todo:  # (a walk of its own: a NodeVisitor per function cost 2% of a file)
+    while todo:  # the statements only: a return is no part of an expression or a declaration
         node = todo.pop()
         if isinstance(node, A.Return):
             found.append(node.expr)
-        else:
+        elif isinstance(node, holders):
             todo.extend(node)  # its child nodes
     counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
     return counts.pop() if len(counts) == 1 else 0
