@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
 from pycparser import c_parser
 
-from warplint.frontends.cuda import c_tokens, cxx, frontend
+from warplint.frontends.cuda import c_tokens, cxx, frontend, lexer
 from warplint.options import Options
 from warplint.pipeline import parse_variants
 
@@ -199,3 +200,51 @@ def test_braced_return_arity_walks_statements_only():
     assert sum(_braced_return_arity(b) > 0 for b in bodies) >= 5
     for body in bodies:
         assert _braced_return_arity(body) == _braced_return_arity_long_way(body)
+
+
+_TOKEN_LONG_WAY = re.compile(r"""
+ (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
+|(?P<nl>\n|\r)
+|(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
+|(?P<bc>/\*.*?\*/)
+|(?P<open>/\*)
+|(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
+|(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
+|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
+|(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
+|(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
+|(?P<other>.)
+""", re.X | re.S)
+
+
+def _rows_long_way(text):
+    """lexer._rows as it was: blanks matched as tokens of their own."""
+    out, line, line_start, bol = [], 1, 0, True
+    for m in _TOKEN_LONG_WAY.finditer(text, 1 if text.startswith("\ufeff") else 0):
+        kind, s, val = m.lastgroup, m.start(), m.group()
+        if kind == "nl":
+            out.append(("nl", val, line, s - line_start + 1, False))
+            if val == "\n":
+                line, line_start = line + 1, m.end()
+            bol = True
+            continue
+        if kind in ("ws", "lc", "bc"):
+            if val.count("\n"):
+                line, line_start = line + val.count("\n"), s + val.rfind("\n") + 1
+            continue
+        out.append((kind, val, line, s - line_start + 1, bol))
+        if kind == "open":
+            break
+        bol = False
+    return out
+
+
+BLANKS = ["a \\\n b", "x  ", "  \r\n y \r z", "\ufeff  a", "a\t\f\vb /* c */ d // e \\\n f\n g", "/* open",
+          "'a' \"s\"  \\", " \\\r\n x", "a   ", "\t", "", " \\", "#define X(a) a ## b \\\n  c\n"]
+
+
+def test_lexer_blanks_before_tokens():
+    """lexer._rows (blanks matched with the token after them) against blanks as tokens of their own."""
+    texts = BLANKS + [p.read_text(errors="surrogateescape") for folder in SOURCES for p in folder.rglob("*.cu*")]
+    for text in texts:
+        assert lexer._rows(text) == _rows_long_way(text), text[:60]

@@ -87,6 +87,8 @@ def iter_chunks(toks: list[Tok], start: int = 0):
         t = toks[i]
         x = t.text
         cur.append(t)
+        if x not in _CHUNK_MARKS:
+            continue
         if x in ("(", "["):
             if depth == 0 and x == "(" and not seen_eq:
                 seen_paren = True
@@ -115,6 +117,9 @@ def iter_chunks(toks: list[Tok], start: int = 0):
         yield _mk(cur, brace_start_paren)
 
 
+_CHUNK_MARKS = frozenset(("(", "[", ")", "]", "{", "}", "=", ";"))  # what iter_chunks reads
+
+
 def _mk(toks, is_func):
     name = None
     if is_func:
@@ -135,11 +140,14 @@ def _mk(toks, is_func):
 def _nesting_ok(toks) -> Tok | None:
     depth = 0
     for t in toks:
-        if t.text in ("(", "[", "{"):
+        x = t.text
+        if x not in _CHUNK_MARKS:
+            continue
+        if x in ("(", "[", "{"):
             depth += 1
             if depth > MAX_NESTING:
                 return t
-        elif t.text in (")", "]", "}"):
+        elif x in (")", "]", "}"):
             depth -= 1
     return None
 
