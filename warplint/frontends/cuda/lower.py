@@ -142,6 +142,7 @@ class Lowerer:
         self.chunk_toks = None
         self.line_offset = 0
         self._tok_index = {}
+        self.tok_locs: dict[int, Loc] = {}
 
     # -- locations ------------------------------------------------------------------------
     @property
@@ -168,7 +169,10 @@ class Lowerer:
         t = self.tok_at(coord)
         if t is None:
             return self.cur_loc
-        return Loc(t.path, t.line, t.col)
+        loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+        if loc is None:
+            loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+        return loc
 
     def cond_loc(self, node) -> Loc:
         """Start of a condition expression, including parentheses that open it."""
@@ -189,6 +193,7 @@ class Lowerer:
         self.chunk_toks = toks
         self.line_offset = line_offset
         self._tok_index = None  # built when first asked for (tok_index)
+        self.tok_locs = {}  # id of a token of the item -> its Loc
         if line_offset:  # drop the typedef line the text route puts in front
             ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
