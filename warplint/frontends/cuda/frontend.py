@@ -49,7 +49,9 @@ class _Parser:
     def parse(self, toks, typedefs: set[str]):
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
         head = " ".join(f"typedef int {n};" for n in names)
-        body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
+        body = "\n".join([t.text for t in toks])
+        if "#" in body:  # `#` and `##` left by the preprocessor: `@`, an error where it stands
+            body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
         text = head + "\n" + body
         ast = PARSED.get(text)
         if ast is None:
