@@ -248,3 +248,63 @@ def test_lexer_blanks_before_tokens():
     texts = BLANKS + [p.read_text(errors="surrogateescape") for folder in SOURCES for p in folder.rglob("*.cu*")]
     for text in texts:
         assert lexer._rows(text) == _rows_long_way(text), text[:60]
+
+
+def _cuda_specifiers_long_way(toks):
+    out, i = [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
+                (i < 2 or toks[i - 2].text != "]"):
+            i += 1
+            continue
+        if t.text == "__align__" and i + 3 < len(toks) and toks[i + 1].text == "(" and toks[i + 3].text == ")":
+            i += 4
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _conversion_calls_long_way(toks):
+    out, i = [], 0
+    while i < len(toks):
+        end = cxx._conversion_call_end(toks, i)
+        if end is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        if toks[i].text == "->":
+            out += [cxx._new(toks[i], "op", "["), cxx._new(toks[i], "num", "0"), cxx._new(toks[i], "op", "]")]
+        i = end + 1
+    return out
+
+
+SPECIFIER_CASES = ["[&] __device__ (int r) { return r; }", "[=] __host__ __device__ (int r) {}",
+                   "[[nodiscard]] __device__ int f();", "__align__(16) int a; __align__ ( 8 ) __align__(4) b;",
+                   "__align__(__device__) x; __align__(", "__device__ ] __device__", "] __device__",
+                   "x.operator int() + p->operator ns::T *() + o.operator()(1) + q.operator float()",
+                   "operator int(); a.operator", "p->operator unsigned int ( )", "a.operator b.operator c()"]
+
+
+def test_token_passes_find_what_the_long_way_finds():
+    """cxx.cuda_specifiers and cxx.conversion_calls (visiting the candidate tokens only) against a
+    walk through every token, on every fixture's tokens and odd cases."""
+    streams = [lexer.tokenize(text, "x.cu") for text in SPECIFIER_CASES]
+    original = cxx.desugar
+
+    def recording(toks, typenames):
+        streams.append(cxx.alternative_tokens(toks))
+        return original(toks, typenames)
+
+    frontend.desugar = recording
+    try:
+        _item_texts()
+    finally:
+        frontend.desugar = original
+    assert len(streams) > 300
+    for toks in streams:
+        toks = [t for t in toks if t.kind != "nl"]
+        assert cxx.cuda_specifiers(toks) == _cuda_specifiers_long_way(toks)
+        short, long = cxx.conversion_calls(toks), _conversion_calls_long_way(toks)
+        assert [(t.kind, t.text, t.line, t.col) for t in short] == [(t.kind, t.text, t.line, t.col) for t in long]

@@ -129,40 +129,39 @@ def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
     `[&] __device__ (int r) {...}`, the execution space of a lambda (mapped to a `__device__`
     function), only after a lone `]` (after `]]`, an attribute, it is a function's qualifier);
     `__align__(16)`, an alignment (no meaning for the analysis)."""
-    if _CUDA_SPECIFIERS.isdisjoint(map(_tok_text, toks)):
-        return toks  # nothing to drop (a set test per token, in C)
     out: list[Tok] = []
-    i = 0
-    while i < len(toks):
-        t = toks[i]
-        if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
-                (i < 2 or toks[i - 2].text != "]"):
-            i += 1
-            continue
-        if t.text == "__align__" and i + 3 < len(toks) and toks[i + 1].text == "(" and toks[i + 3].text == ")":
-            i += 4  # `__align__ ( n )`
-            continue
-        out.append(t)
-        i += 1
+    i = 0  # toks[:i] are decided
+    for k in [k for k, x in enumerate(map(_tok_text, toks)) if x in _CUDA_SPECIFIERS]:
+        if k < i:
+            continue  # inside `__align__ ( n )`
+        out.extend(toks[i:k])
+        i = k  # kept unless dropped below
+        if toks[k].text == "__align__":
+            if k + 3 < len(toks) and toks[k + 1].text == "(" and toks[k + 3].text == ")":
+                i = k + 4  # `__align__ ( n )`
+        elif out and out[-1].text == "]" and (k < 2 or toks[k - 2].text != "]"):
+            i = k + 1
+    if i == 0:
+        return toks  # nothing dropped
+    out.extend(toks[i:])
     return out
 
 
 def conversion_calls(toks: list[Tok]) -> list[Tok]:
     """`o.operator T()` -> `o`, `p->operator T()` -> `p[0]`: the value converted to T, the same
     value for the analysis (the grammar does not read these calls)."""
-    if "operator" not in map(_tok_text, toks):
-        return toks  # no conversion call
     out: list[Tok] = []
-    i = 0
-    while i < len(toks):
-        end = _conversion_call_end(toks, i)
-        if end is None:
-            out.append(toks[i])
-            i += 1
+    i = 0  # toks[:i] are decided
+    for k in [k for k, x in enumerate(map(_tok_text, toks)) if x == "operator"]:  # a call starts at k - 1
+        if k - 1 < i or (end := _conversion_call_end(toks, k - 1)) is None:
             continue
-        if toks[i].text == "->":
-            out += [_new(toks[i], "op", "["), _new(toks[i], "num", "0"), _new(toks[i], "op", "]")]
+        out.extend(toks[i:k - 1])
+        if toks[k - 1].text == "->":
+            out += [_new(toks[k - 1], "op", "["), _new(toks[k - 1], "num", "0"), _new(toks[k - 1], "op", "]")]
         i = end + 1
+    if i == 0:
+        return toks  # no conversion call
+    out.extend(toks[i:])
     return out
 
 
