@@ -80,6 +80,7 @@ construct left that the C parser then rejects is named in the function's note (`
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import attrgetter
 
 from .lexer import Tok
 
@@ -119,24 +120,30 @@ def alternative_tokens(toks: list[Tok]) -> list[Tok]:
             else t for t in toks]
 
 
+_tok_text = attrgetter("text")
+_CUDA_SPECIFIERS = frozenset(("__device__", "__host__", "__align__"))
+
+
 def cuda_specifiers(toks: list[Tok]) -> list[Tok]:
     """CUDA's specifiers the grammar does not know go (the rewriter drops them too):
     `[&] __device__ (int r) {...}`, the execution space of a lambda (mapped to a `__device__`
     function), only after a lone `]` (after `]]`, an attribute, it is a function's qualifier);
     `__align__(16)`, an alignment (no meaning for the analysis)."""
     out: list[Tok] = []
-    i = 0
-    while i < len(toks):
-        t = toks[i]
-        if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
-                (i < 2 or toks[i - 2].text != "]"):
-            i += 1
-            continue
-        if t.text == "__align__" and i + 3 < len(toks) and toks[i + 1].text == "(" and toks[i + 3].text == ")":
-            i += 4  # `__align__ ( n )`
-            continue
-        out.append(t)
-        i += 1
+    i = 0  # toks[:i] are decided
+    for k in [k for k, x in enumerate(map(_tok_text, toks)) if x in _CUDA_SPECIFIERS]:
+        if k < i:
+            continue  # inside `__align__ ( n )`
+        out.extend(toks[i:k])
+        i = k  # kept unless dropped below
+        if toks[k].text == "__align__":
+            if k + 3 < len(toks) and toks[k + 1].text == "(" and toks[k + 3].text == ")":
+                i = k + 4  # `__align__ ( n )`
+        elif out and out[-1].text == "]" and (k < 2 or toks[k - 2].text != "]"):
+            i = k + 1
+    if i == 0:
+        return toks  # nothing dropped
+    out.extend(toks[i:])
     return out
 
 
@@ -144,16 +151,17 @@ def conversion_calls(toks: list[Tok]) -> list[Tok]:
     """`o.operator T()` -> `o`, `p->operator T()` -> `p[0]`: the value converted to T, the same
     value for the analysis (the grammar does not read these calls)."""
     out: list[Tok] = []
-    i = 0
-    while i < len(toks):
-        end = _conversion_call_end(toks, i)
-        if end is None:
-            out.append(toks[i])
-            i += 1
+    i = 0  # toks[:i] are decided
+    for k in [k for k, x in enumerate(map(_tok_text, toks)) if x == "operator"]:  # a call starts at k - 1
+        if k - 1 < i or (end := _conversion_call_end(toks, k - 1)) is None:
             continue
-        if toks[i].text == "->":
-            out += [_new(toks[i], "op", "["), _new(toks[i], "num", "0"), _new(toks[i], "op", "]")]
+        out.extend(toks[i:k - 1])
+        if toks[k - 1].text == "->":
+            out += [_new(toks[k - 1], "op", "["), _new(toks[k - 1], "num", "0"), _new(toks[k - 1], "op", "]")]
         i = end + 1
+    if i == 0:
+        return toks  # no conversion call
+    out.extend(toks[i:])
     return out
 
 
@@ -172,31 +180,31 @@ def _conversion_call_end(toks: list[Tok], i: int) -> int | None:
     return None
 
 
-def _separator(prev: Tok, t: Tok) -> bytes:
-    """What stands between two tokens in the parser's text: nothing where they touched in the
-    source (`operator()` is one name to the grammar), else a space or a line break."""
-    if (t.line, t.path) != (prev.line, prev.path):
-        return b"\n"
-    return b"" if t.col == prev.col + len(prev.text) else b" "
-
-
 class Source:
-    """The tokens as text for the parser, and the way back from byte offsets to tokens."""
+    """The tokens as text for the parser, and the way back from byte offsets to tokens.  Between
+    two tokens: nothing where they touched in the source (`operator()` is one name to the
+    grammar), else a space, or a line break where the line changes."""
 
     def __init__(self, toks: list[Tok]):
         self.toks = toks
         parts = []
-        self.starts = []
+        self.starts = starts = []
         pos = 0
-        prev = None
+        line = path = end = None  # of the token before
         for t in toks:
-            sep = b"" if prev is None else _separator(prev, t)
-            pos += len(sep)
             b = t.text.encode("utf-8", "surrogateescape")
-            parts.append(sep + b)
-            self.starts.append(pos)
+            if line is None:
+                sep = b""
+            elif t.line != line or t.path != path:
+                sep = b"\n"
+            else:
+                sep = b"" if t.col == end else b" "
+            pos += len(sep)
+            parts.append(sep)
+            parts.append(b)
+            starts.append(pos)
             pos += len(b)
-            prev = t
+            line, path, end = t.line, t.path, t.col + len(t.text)
         self.text = b"".join(parts)
 
     def span(self, node) -> tuple[int, int]:
@@ -223,9 +231,9 @@ class Facts:
         if self.tree is None:
             return None
         if self.at is None:
-            self.at = {}
-            for t, start in zip(self.src.toks, self.src.starts):
-                self.at.setdefault((t.path, t.line, t.col), start)
+            # the first token at a place wins: the pairs are taken last to first
+            self.at = {(t.path, t.line, t.col): start
+                       for t, start in zip(reversed(self.src.toks), reversed(self.src.starts))}
         b = self.at.get((tok.path, tok.line, tok.col))
         n = self.tree.root_node.descendant_for_byte_range(b, b) if b is not None else None
         statement = None
@@ -315,6 +323,92 @@ def _in_error(n) -> bool:
             return True
         n = n.parent
     return False
+
+
+def _nodes_spans(root, types, spanned) -> tuple[list, dict]:
+    """`_nodes(root, types)`, and for each node of a type in `spanned` (and in `types`), the
+    slice of that list its subtree's nodes make: node id -> (start, end)."""
+    wanted = set(types)
+    out = []
+    spans: dict[int, tuple[int, int]] = {}
+    open_: list[tuple] = []  # (depth, node id, start) of the spanned nodes being walked
+    depth = 0
+    cur = root.walk()
+    while True:
+        n = cur.node
+        t = n.type
+        if t in spanned:
+            open_.append((depth, n.id, len(out)))
+        if t in wanted:
+            out.append(n)
+        if cur.goto_first_child():
+            depth += 1
+            continue
+        while True:  # n's subtree is done, and so are those of the ancestors left
+            while open_ and open_[-1][0] >= depth:
+                _, i, start = open_.pop()
+                spans[i] = (start, len(out))
+            if cur.goto_next_sibling():
+                break
+            if not cur.goto_parent():
+                return out, spans
+            depth -= 1
+
+
+def _identifiers(root) -> list[tuple]:
+    """(identifier, its parent) of every identifier under `root` (and `root`), in document order:
+    the parents are kept on the way down (a node's `parent` is found from the root)."""
+    out = []
+    path = [root.parent if root.type == "identifier" else None]
+    cur = root.walk()
+    while True:
+        n = cur.node
+        if n.type == "identifier":
+            out.append((n, path[-1]))
+        if cur.goto_first_child():
+            path.append(n)
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
+            path.pop()
+
+
+_DECLARATIONS = ("parameter_declaration", "declaration")
+_DECLARING = frozenset({"init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
+                        "array_declarator", "reference_declarator", "optional_parameter_declaration"})
+
+
+def _error_ids(root) -> set[int]:
+    """The ids of the nodes `_in_error` says are in a part the parser could not read, in one walk
+    down the subtrees with an error (a node's `parent` is found from the root: asking for every
+    node's ancestors costs their depth squared)."""
+    out: set[int] = set()
+    if not root.has_error:
+        return out
+    cur = root.walk()
+    while True:
+        n = cur.node
+        if n.type == "ERROR" or n.is_missing:
+            out.update(m.id for m in _nodes_all(n))
+        elif n.has_error and cur.goto_first_child():
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
+
+
+def _nodes_all(root) -> list:
+    """Every node under `root` (and `root`), in document order."""
+    out = []
+    cur = root.walk()
+    while True:
+        out.append(cur.node)
+        if cur.goto_first_child():
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return out
 
 
 def _text(node) -> str:
@@ -449,16 +543,21 @@ class _Layer:
         self.specialising = None  # what a callee's copy is rendered for: a _Lambda, a _TemplateCopy
         self.template_values = _TemplateValues(self)
         self.choices = _Choices(self)
+        self._error_ids: set[int] | None = None  # of the file's tree (error_ids)
+        self.function_nodes: tuple[list, dict] = ([], {})  # collect's walk, and the functions' spans in it
 
     # -- collecting --------------------------------------------------------------------------
     def collect(self, root) -> None:
         """Type names, functions and references first (uses may come before definitions), then
         the nodes to rewrite (none inside a part the parser could not read)."""
-        everything = _nodes(root, set(_NAMING) | set(_TARGETS) | {"struct_specifier", "class_specifier",
-                                                                  "union_specifier", "lambda_expression"})
+        everything, spans = _nodes_spans(root, set(_NAMING) | set(_TARGETS) | {
+            "struct_specifier", "class_specifier", "union_specifier", "lambda_expression"}, ("function_definition",))
+        self.function_nodes = (everything, spans)
+
+        kinds = [n.type for n in everything]
 
         def of(*types):  # the nodes of the one walk, in document order
-            return [n for n in everything if n.type in types]
+            return [n for n, kind in zip(everything, kinds) if kind in types]
 
         for n in of(*_NAMING):
             self._names(n)
@@ -483,14 +582,21 @@ class _Layer:
                  for c in map(_called_name, n.children_by_field_name(
                      "function" if n.type == "call_expression" else "declarator"))
                  if c is not None and c.type == "identifier"]
+        in_error = self.error_ids(root)
         for n in sorted(found + named, key=lambda n: (n.start_byte, -n.end_byte)):
-            if root.has_error and _in_error(n):
+            if n.id in in_error:
                 continue
             if self._is_target(n):
                 a, b = self.src.span(n)
                 if b > a and n not in self.edits.get(a, ()):
                     self.edits.setdefault(a, []).append(n)
         self.starts = sorted(self.edits)
+
+    def error_ids(self, root) -> set[int]:
+        """`_error_ids(root)`, found once."""
+        if self._error_ids is None:
+            self._error_ids = _error_ids(root)
+        return self._error_ids
 
     def fix(self, node, handler) -> None:
         """Node `node` is rewritten by `handler` (decided by its class)."""
@@ -531,7 +637,7 @@ class _Layer:
         got = self.decls.get(fn.id)
         if got is None:
             got = self.decls[fn.id] = {}
-            for d in _nodes(fn, ("parameter_declaration", "declaration")):
+            for d in self.declaration_nodes(fn):
                 ty = d.child_by_field_name("type")
                 for decl in d.children_by_field_name("declarator"):
                     target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
@@ -539,6 +645,15 @@ class _Layer:
                     if name is not None:
                         got.setdefault(_text(name), []).append((d.start_byte, ty, target))
         return got
+
+    def declaration_nodes(self, fn) -> list:
+        """`_nodes(fn, ("parameter_declaration", "declaration"))`, from collect's walk where it
+        spans `fn` (it gathers both types)."""
+        everything, spans = self.function_nodes
+        span = spans.get(fn.id)
+        if span is None:
+            return _nodes(fn, _DECLARATIONS)
+        return [n for n in everything[span[0]:span[1]] if n.type in _DECLARATIONS]
 
     def declared(self, ident):
         """(type node, declarator) of the last declaration of `ident`'s name before it in its function."""
@@ -1326,7 +1441,7 @@ class _Layer:
         for t, start in zip(self.src.toks, self.src.starts):
             if t.text in _CONTEXTUAL_KEYWORDS:
                 n = root.descendant_for_byte_range(start, start + len(t.text))
-                if n is not None and n.type == "identifier" and not (root.has_error and _in_error(n)):
+                if n is not None and n.type == "identifier" and n.id not in self.error_ids(root):
                     out.append(n)
         return out
 
@@ -1656,14 +1771,15 @@ class _Class:
         body = fd.child_by_field_name("body")
         if body is None:
             return
-        declared = {_text(x) for x in _walk(fd) if x.type == "identifier" and x.parent is not None and (
-            x.parent.type in ("init_declarator", "parameter_declaration", "declaration", "pointer_declarator",
-                              "array_declarator", "reference_declarator", "optional_parameter_declaration"))}
-        for n in _walk(body):
-            if n.type != "identifier":
+        named = _identifiers(fd)
+        declared = {_text(x) for x, up in named if up is not None and up.type in _DECLARING}
+        # those of the body: its class has no part the parser could not read (plan), so every
+        # identifier has a width and the body's are those within its bytes
+        start, end = body.start_byte, body.end_byte
+        for n, p in named:
+            if n.start_byte < start or n.end_byte > end:
                 continue
             x = _text(n)
-            p = n.parent
             if x in declared:
                 continue
             if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
@@ -2449,7 +2565,9 @@ class _Choices:
         `c ? a : b` with constant branches and a condition that is not constant, declared once."""
         tv, out, env = self.layer.template_values, [], {}
         decls = self.layer.declarations(fn)
-        for d in _nodes(fn, ("declaration",)):
+        for d in self.layer.declaration_nodes(fn):
+            if d.type != "declaration":
+                continue
             inits = d.children_by_field_name("declarator")
             if not any(_text(c) == "constexpr" for c in d.children) or len(inits) != 1 or \
                     inits[0].type != "init_declarator":

@@ -43,12 +43,15 @@ class _Parser:
 
     def __init__(self):
         from pycparser import c_parser
-        self.parser = c_parser.CParser()
+        from .c_tokens import lexer_class
+        self.parser = c_parser.CParser(lexer=lexer_class())
 
     def parse(self, toks, typedefs: set[str]):
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
         head = " ".join(f"typedef int {n};" for n in names)
-        body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
+        body = "\n".join([t.text for t in toks])
+        if "#" in body:  # `#` and `##` left by the preprocessor: `@`, an error where it stands
+            body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
         text = head + "\n" + body
         ast = PARSED.get(text)
         if ast is None:
@@ -86,6 +89,8 @@ def iter_chunks(toks: list[Tok], start: int = 0):
         t = toks[i]
         x = t.text
         cur.append(t)
+        if x not in _CHUNK_MARKS:
+            continue
         if x in ("(", "["):
             if depth == 0 and x == "(" and not seen_eq:
                 seen_paren = True
@@ -114,6 +119,9 @@ def iter_chunks(toks: list[Tok], start: int = 0):
         yield _mk(cur, brace_start_paren)
 
 
+_CHUNK_MARKS = frozenset(("(", "[", ")", "]", "{", "}", "=", ";"))  # what iter_chunks reads
+
+
 def _mk(toks, is_func):
     name = None
     if is_func:
@@ -134,11 +142,14 @@ def _mk(toks, is_func):
 def _nesting_ok(toks) -> Tok | None:
     depth = 0
     for t in toks:
-        if t.text in ("(", "[", "{"):
+        x = t.text
+        if x not in _CHUNK_MARKS:
+            continue
+        if x in ("(", "[", "{"):
             depth += 1
             if depth > MAX_NESTING:
                 return t
-        elif t.text in (")", "]", "}"):
+        elif x in (")", "]", "}"):
             depth -= 1
     return None
 
@@ -154,7 +165,8 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     defines = cuda_defines(arch)
     defines.update(options.defines or {})
     toks, pp = preprocess(text, path, defines, list(options.include_paths or []), linted_tree(path), preprocessed)
-    module.warp_code = warp_functions(toks, path)  # what coverage is measured against
+    cooperative_groups = uses_cooperative_groups(toks)
+    module.warp_code = warp_functions(toks, path, cooperative_groups)  # what coverage is measured against
     module.arch_trace = tuple(pp.arch_trace)  # other targets whose trace is the same share this module
     notes = _Notes(module, Quoter(path, text))
     _bare_cr_note(text, path, notes)
@@ -164,7 +176,7 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     if deep is not None:
         raise InputError(Loc(deep.path, deep.line, deep.col), f"input nested deeper than {MAX_NESTING} levels")
     rw = Rewriter()
-    rw.cooperative_groups = uses_cooperative_groups(toks)
+    rw.cooperative_groups = cooperative_groups
     toks, rw.facts = desugar(toks, rw.typedefs)
     notes.display = rw.facts.display
     for tok, msg in rw.facts.notes:

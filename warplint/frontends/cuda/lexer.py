@@ -5,7 +5,7 @@ import re
 
 from ...memo import TextMemo
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(r"""[ \t\f\v]*(?:  # blanks before a token: part of its match, not one of their own
  (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
 |(?P<nl>\n|\r)
 |(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
@@ -17,7 +17,7 @@ _TOKEN = re.compile(r"""
 |(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
 |(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
 |(?P<other>.)
-""", re.X | re.S)
+)""", re.X | re.S)
 
 
 class Tok:
@@ -73,15 +73,15 @@ def _rows(text: str) -> list[tuple]:
     append = out.append
     for m in _TOKEN.finditer(text, 1 if text.startswith("\ufeff") else 0):
         kind = m.lastgroup
-        s = m.start()
+        s = m.start(kind)
+        val = m.group(kind)
         if kind == "nl":
-            append(("nl", m.group(), line, s - line_start + 1, False))
-            if m.group() == "\n":
+            append(("nl", val, line, s - line_start + 1, False))
+            if val == "\n":
                 line += 1
                 line_start = m.end()
             bol = True
             continue
-        val = m.group()
         if kind in ("ws", "lc", "bc"):
             n = val.count("\n")
             if n:

@@ -141,9 +141,18 @@ class Lowerer:
         self.discard = False
         self.chunk_toks = None
         self.line_offset = 0
-        self.tok_index = {}
+        self._tok_index = {}
+        self.tok_locs: dict[int, Loc] = {}
 
     # -- locations ------------------------------------------------------------------------
+    @property
+    def tok_index(self) -> dict:
+        """id of a token of the item -> its (last) index in the item's tokens."""
+        if self._tok_index is None:
+            toks = self.chunk_toks
+            self._tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        return self._tok_index
+
     def tok_at(self, coord):
         """The original token a pycparser coordinate stands for (its line is the token index)."""
         line = getattr(coord, "line", None)
@@ -160,7 +169,10 @@ class Lowerer:
         t = self.tok_at(coord)
         if t is None:
             return self.cur_loc
-        return Loc(t.path, t.line, t.col)
+        loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+        if loc is None:
+            loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+        return loc
 
     def cond_loc(self, node) -> Loc:
         """Start of a condition expression, including parentheses that open it."""
@@ -180,7 +192,8 @@ class Lowerer:
         from pycparser import c_ast
         self.chunk_toks = toks
         self.line_offset = line_offset
-        self.tok_index = {id(t): i for i, t in enumerate(toks)} if toks is not None else {}
+        self._tok_index = None  # built when first asked for (tok_index)
+        self.tok_locs = {}  # id of a token of the item -> its Loc
         if line_offset:  # drop the typedef line the text route puts in front
             ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
@@ -1320,12 +1333,13 @@ def _braced_return_arity(body) -> int:
     """How many values every return of a function body gives in braces (`return {a, b};`: 2);
     0 when some return gives a value otherwise, or the counts differ."""
     from pycparser import c_ast as A
+    holders = (A.Compound, A.If, A.For, A.While, A.DoWhile, A.Switch, A.Case, A.Default, A.Label)
     found, todo = [], [body]
-    while todo:  # (a walk of its own: a NodeVisitor per function cost 2% of a file)
+    while todo:  # the statements only: a return is no part of an expression or a declaration
         node = todo.pop()
         if isinstance(node, A.Return):
             found.append(node.expr)
-        else:
+        elif isinstance(node, holders):
             todo.extend(node)  # its child nodes
     counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
     return counts.pop() if len(counts) == 1 else 0

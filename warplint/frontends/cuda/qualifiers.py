@@ -57,6 +57,8 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
                 noted.add(toks[k].text)
                 notes.append((toks[k], _note(toks[k], path, " ".join(spelled), why)))
         for k in range(body + 1, end):
+            if toks[k].kind != "id" and toks[k].text != "_Pragma":
+                continue  # neither a pragma macro nor a shared one
             if _pragma_macro(toks, k):
                 replace[k] = (_after_arguments(toks, k), [])
             elif _shared_macro(toks, k):

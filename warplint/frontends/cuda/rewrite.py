@@ -30,6 +30,12 @@ C_KEYWORDS = {
     "_Static_assert", "_Thread_local", "_Noreturn", "_Complex", "inline", "restrict"}
 TYPE_KEYWORDS = {"char", "double", "float", "int", "long", "short", "signed", "unsigned",
                  "void", "_Bool", "bool"}
+# the names `Rewriter._rewrite` does something with wherever they stand (a name not among them,
+# nor a struct's, and not before `(` or `<`, is copied as it is)
+_SPECIAL_NAMES = frozenset(MARK) | DROP | DROP_WITH_PARENS | TYPE_KEYWORDS | {
+    "asm", "__asm__", "__asm", "constexpr", "template", "static_cast", "reinterpret_cast", "const_cast",
+    "dynamic_cast", "using", "true", "false", "nullptr", "NULL", "__int128", "auto", "class", "bool",
+    "tiled_partition", "typedef"}
 
 VECTOR_BASE = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8,
                "ulong": 8, "longlong": 8, "ulonglong": 8, "float": 4, "double": 8}
@@ -199,6 +205,11 @@ class Rewriter:
             k = t.kind
             if i in defaults:
                 out.extend(defaults.pop(i))
+            if k == "id" and x not in _SPECIAL_NAMES and x not in self.structs and \
+                    (i + 1 >= n or toks[i + 1].text not in ("(", "<")):
+                out.append(t)  # a plain name: none of the cases below reads it
+                i += 1
+                continue
             if k == "id" and sig_depth is None and x in self.signatures and "code" in kinds[-1:] and \
                     i + 1 < n and toks[i + 1].text == "(":
                 self._default_arguments(toks, i, defaults)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from ...ir import Loc
 from .lexer import Tok, closing
@@ -51,9 +52,11 @@ class WarpFunction:
     specifiers: list[Tok] = field(default_factory=list)  # the tokens before the name, template parameters left out
 
 
-def warp_functions(toks: list[Tok], path: str) -> list[WarpFunction]:
-    """The functions defined in `path` (not in an included file) that call warp primitives."""
-    cg = uses_cooperative_groups(toks)
+def warp_functions(toks: list[Tok], path: str, cg: bool | None = None) -> list[WarpFunction]:
+    """The functions defined in `path` (not in an included file) that call warp primitives;
+    `cg`: `uses_cooperative_groups(toks)` when the caller has it."""
+    if cg is None:
+        cg = uses_cooperative_groups(toks)
     out = []
     for head, named, body, end in definitions(toks):
         name = toks[named]
@@ -64,7 +67,13 @@ def warp_functions(toks: list[Tok], path: str) -> list[WarpFunction]:
     return out
 
 
+_text = attrgetter("text")
+_CG_NAMES = frozenset(("cooperative_groups", "thread_block_tile", "coalesced_group", "cg"))
+
+
 def uses_cooperative_groups(toks: list[Tok]) -> bool:
+    if _CG_NAMES.isdisjoint(map(_text, toks)):
+        return False  # no token to look at (a set test per token, in C)
     return any(t.kind == "id" and (t.text in ("cooperative_groups", "thread_block_tile", "coalesced_group")
                                    or (t.text == "cg" and i + 1 < len(toks) and toks[i + 1].text == "::"))
                for i, t in enumerate(toks))

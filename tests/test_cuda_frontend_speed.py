@@ -1,0 +1,310 @@
+"""Shortcuts of the CUDA front end against the long way they stand for."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from pycparser import c_parser
+
+from warplint.frontends.cuda import c_tokens, cxx, frontend, lexer
+from warplint.options import Options
+from warplint.pipeline import parse_variants
+
+HERE = Path(__file__).resolve().parent
+SOURCES = [HERE.parent / "fixtures" / "cuda", HERE / "cccl_kernels", HERE / "corpus_kernels"]
+
+
+def _outcome(parser, text):
+    """What parsing `text` gives: the AST with coordinates, or the error; and what the front end
+    reads of the parser's state after an error (the next token's line, the lexer's line)."""
+    try:
+        ast = parser.parse(text, "")
+    except Exception as e:  # noqa: BLE001  (pycparser's own failures are compared too)
+        try:
+            peek = parser._peek()
+            peek = peek and (peek.type, peek.value, peek.lineno, peek.column)
+        except Exception as e2:  # noqa: BLE001
+            peek = type(e2).__name__
+        return type(e).__name__, str(e), peek, parser.clex._lineno
+    buf = io.StringIO()
+    ast.show(buf, showcoord=True, attrnames=True, nodenames=True)
+    return "ok", buf.getvalue(), parser.clex._lineno
+
+
+def _item_texts(limit_files=None):
+    """The texts the front end hands pycparser for the CUDA fixtures."""
+    texts = []
+    original = frontend._Parser.parse
+
+    def recording(self, toks, typedefs):
+        names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
+        texts.append(" ".join(f"typedef int {n};" for n in names) + "\n" +
+                     "\n".join("@" if t.text in ("#", "##") else t.text for t in toks))
+        return original(self, toks, typedefs)
+
+    frontend._Parser.parse = recording
+    try:
+        for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*"))[:limit_files]:
+            try:
+                parse_variants(path.read_text(errors="surrogateescape"), str(path), Options())
+            except Exception:  # noqa: BLE001  (an input error: the texts before it count)
+                pass
+    finally:
+        frontend._Parser.parse = original
+    return texts
+
+
+ODD_LINES = ["'a", "'ab'", "''", '"a#b"', '"\\q"', "#", "##", "@", "$x", "x$", "0x1.p3", "08", "1e", "1e+",
+             "..", "...", "/*", "//", "1.0f", "0x1fULL", "'\\x41'", "u8\"s\"", "L'x'", "\\", "`", "a b",
+             "typedef int T; typedef int U;", "_Alignas", "__int128", "_Bool", "{", "}", ">>=", "->*"]
+
+
+@pytest.mark.skipif(c_tokens.Token is None, reason="pycparser 2: its own lexer is used")
+def test_table_lexer_parses_as_pycparser_lexer():
+    """The table lexer gives every fixture item's text, and texts with odd lines, the same AST,
+    error and parser state as pycparser's own lexer."""
+    texts = _item_texts()
+    texts += [f"typedef int T;\nint\nf\n(\n)\n{{\n{line}\n;\n}}" for line in ODD_LINES]
+    texts += [f"\nT\n{line}\nx\n;" for line in ODD_LINES]
+    assert len(texts) > 500
+    plain = c_parser.CParser()
+    table = c_parser.CParser(lexer=c_tokens.TableLexer)
+    for text in texts:
+        assert _outcome(table, text) == _outcome(plain, text), text
+
+
+def test_line_tokens():
+    assert c_tokens.line_tokens("x") == (("ID", "x", 1),)
+    assert c_tokens.line_tokens("int  x") == (("INT", "int", 1), ("ID", "x", 6))
+    assert c_tokens.line_tokens("'a") is None  # an error: pycparser's lexer reports it in place
+    assert c_tokens.line_tokens('"#"') is None  # a `#`: directives read the next line
+
+
+def _desugared_trees():
+    """The C++ layer's syntax trees of the fixtures, and of broken C++ (parts the parser could not read)."""
+    trees = []
+    original = cxx._parser
+
+    class Recording:
+        def parse(self, text):
+            tree = original().parse(text)
+            trees.append(tree)
+            return tree
+
+    cxx._parser = Recording
+    try:
+        _item_texts()
+    finally:
+        cxx._parser = original
+    for text in BROKEN_CXX:
+        trees.append(original().parse(text.encode()))
+    return trees
+
+
+BROKEN_CXX = ["__device__ int f(int &x) { x = 1; if (x { return; } }", "struct S { int a; void f() { a = ; } ",
+              "template <typename T> __global__ void k(T *p) { p[0] = T(1) + ; }}", "int g() { return (1 + ; }",
+              "void h() { for (int i = 0; i < n i++) s += i; }", "class C { public: C() : a(1 {} int a; };"]
+
+
+def test_error_ids_are_the_nodes_in_error():
+    """cxx._error_ids (one walk down the subtrees with errors) against `_in_error` asked of every node."""
+    with_errors = 0
+    for tree in _desugared_trees():
+        root = tree.root_node
+        with_errors += root.has_error
+        assert cxx._error_ids(root) == {n.id for n in cxx._nodes_all(root) if cxx._in_error(n)}
+    assert with_errors >= len(BROKEN_CXX)
+
+
+def test_identifiers_with_their_parents():
+    """cxx._identifiers against a walk asking every identifier for its parent."""
+    count = 0
+    for tree in _desugared_trees():
+        for fd in cxx._nodes(tree.root_node, ("function_definition", "compound_statement")):
+            long_way = [(x.id, x.parent.id) for x in cxx._walk(fd) if x.type == "identifier"]
+            assert [(x.id, up.id) for x, up in cxx._identifiers(fd)] == long_way
+            count += len(long_way)
+    assert count > 1000
+
+
+def test_spans_of_functions_in_one_walk():
+    """cxx._nodes_spans against `_nodes` walking the whole tree and each function again."""
+    types = ("parameter_declaration", "declaration", "function_definition", "call_expression")
+    functions = 0
+    for tree in _desugared_trees():
+        root = tree.root_node
+        everything, spans = cxx._nodes_spans(root, types, ("function_definition",))
+        assert [n.id for n in everything] == [n.id for n in cxx._nodes(root, types)]
+        for fn in cxx._nodes(root, ("function_definition",)):
+            a, b = spans[fn.id]
+            assert [n.id for n in everything[a:b]] == [n.id for n in cxx._nodes(fn, types)]
+            functions += 1
+    assert functions > 500
+
+
+class _Everything:
+    def __contains__(self, name):
+        return True
+
+
+def _front_end_outputs():
+    out = []
+    for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*")):
+        try:
+            variants = parse_variants(path.read_text(errors="surrogateescape"), str(path), Options())
+        except Exception as e:  # noqa: BLE001
+            out.append(repr(e))
+            continue
+        out.append([(repr(m.functions), repr(m.diagnostics), [t.name for t in ts]) for m, ts in variants])
+    return out
+
+
+def test_rewriter_plain_names_as_the_long_way(monkeypatch):
+    """Rewriter._rewrite copies a plain name at once; with every name taken for special (the
+    long way through all its cases) the front end gives the same on every fixture."""
+    from warplint.frontends.cuda import rewrite
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    short = _front_end_outputs()
+    monkeypatch.setattr(rewrite, "_SPECIAL_NAMES", _Everything())
+    assert _front_end_outputs() == short
+
+
+def _braced_return_arity_long_way(body) -> int:
+    from pycparser import c_ast as A
+
+    from warplint.frontends.cuda.lower import _braced
+    found, todo = [], [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, A.Return):
+            found.append(node.expr)
+        else:
+            todo.extend(node)
+    counts = {len(b.exprs) if (b := _braced(e)) is not None else 0 for e in found if e is not None}
+    return counts.pop() if len(counts) == 1 else 0
+
+
+def test_braced_return_arity_walks_statements_only():
+    """lower._braced_return_arity (statements only) against a walk of every node."""
+    from pycparser import c_ast as A
+
+    from warplint.frontends.cuda.lower import _braced_return_arity
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    _item_texts()
+    bodies = [x.body for ast, _ in frontend.PARSED.entries.values() for x in ast.ext if isinstance(x, A.FuncDef)]
+    assert len(bodies) > 500
+    assert sum(_braced_return_arity(b) > 0 for b in bodies) >= 5
+    for body in bodies:
+        assert _braced_return_arity(body) == _braced_return_arity_long_way(body)
+
+
+_TOKEN_LONG_WAY = re.compile(r"""
+ (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
+|(?P<nl>\n|\r)
+|(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
+|(?P<bc>/\*.*?\*/)
+|(?P<open>/\*)
+|(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
+|(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
+|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
+|(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
+|(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
+|(?P<other>.)
+""", re.X | re.S)
+
+
+def _rows_long_way(text):
+    """lexer._rows as it was: blanks matched as tokens of their own."""
+    out, line, line_start, bol = [], 1, 0, True
+    for m in _TOKEN_LONG_WAY.finditer(text, 1 if text.startswith("\ufeff") else 0):
+        kind, s, val = m.lastgroup, m.start(), m.group()
+        if kind == "nl":
+            out.append(("nl", val, line, s - line_start + 1, False))
+            if val == "\n":
+                line, line_start = line + 1, m.end()
+            bol = True
+            continue
+        if kind in ("ws", "lc", "bc"):
+            if val.count("\n"):
+                line, line_start = line + val.count("\n"), s + val.rfind("\n") + 1
+            continue
+        out.append((kind, val, line, s - line_start + 1, bol))
+        if kind == "open":
+            break
+        bol = False
+    return out
+
+
+BLANKS = ["a \\\n b", "x  ", "  \r\n y \r z", "\ufeff  a", "a\t\f\vb /* c */ d // e \\\n f\n g", "/* open",
+          "'a' \"s\"  \\", " \\\r\n x", "a   ", "\t", "", " \\", "#define X(a) a ## b \\\n  c\n"]
+
+
+def test_lexer_blanks_before_tokens():
+    """lexer._rows (blanks matched with the token after them) against blanks as tokens of their own."""
+    texts = BLANKS + [p.read_text(errors="surrogateescape") for folder in SOURCES for p in folder.rglob("*.cu*")]
+    for text in texts:
+        assert lexer._rows(text) == _rows_long_way(text), text[:60]
+
+
+def _cuda_specifiers_long_way(toks):
+    out, i = [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t.text in ("__device__", "__host__") and out and out[-1].text == "]" and \
+                (i < 2 or toks[i - 2].text != "]"):
+            i += 1
+            continue
+        if t.text == "__align__" and i + 3 < len(toks) and toks[i + 1].text == "(" and toks[i + 3].text == ")":
+            i += 4
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _conversion_calls_long_way(toks):
+    out, i = [], 0
+    while i < len(toks):
+        end = cxx._conversion_call_end(toks, i)
+        if end is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        if toks[i].text == "->":
+            out += [cxx._new(toks[i], "op", "["), cxx._new(toks[i], "num", "0"), cxx._new(toks[i], "op", "]")]
+        i = end + 1
+    return out
+
+
+SPECIFIER_CASES = ["[&] __device__ (int r) { return r; }", "[=] __host__ __device__ (int r) {}",
+                   "[[nodiscard]] __device__ int f();", "__align__(16) int a; __align__ ( 8 ) __align__(4) b;",
+                   "__align__(__device__) x; __align__(", "__device__ ] __device__", "] __device__",
+                   "x.operator int() + p->operator ns::T *() + o.operator()(1) + q.operator float()",
+                   "operator int(); a.operator", "p->operator unsigned int ( )", "a.operator b.operator c()"]
+
+
+def test_token_passes_find_what_the_long_way_finds():
+    """cxx.cuda_specifiers and cxx.conversion_calls (visiting the candidate tokens only) against a
+    walk through every token, on every fixture's tokens and odd cases."""
+    streams = [lexer.tokenize(text, "x.cu") for text in SPECIFIER_CASES]
+    original = cxx.desugar
+
+    def recording(toks, typenames):
+        streams.append(cxx.alternative_tokens(toks))
+        return original(toks, typenames)
+
+    frontend.desugar = recording
+    try:
+        _item_texts()
+    finally:
+        frontend.desugar = original
+    assert len(streams) > 300
+    for toks in streams:
+        toks = [t for t in toks if t.kind != "nl"]
+        assert cxx.cuda_specifiers(toks) == _cuda_specifiers_long_way(toks)
+        short, long = cxx.conversion_calls(toks), _conversion_calls_long_way(toks)
+        assert [(t.kind, t.text, t.line, t.col) for t in short] == [(t.kind, t.text, t.line, t.col) for t in long]
