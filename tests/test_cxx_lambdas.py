@@ -67,6 +67,17 @@ def test_a_lambda_passed_to_a_function_the_file_does_not_define_is_analysed_alon
                      "where it is passed, its calls are opaque"]
 
 
+@pytest.mark.parametrize("callee", ["", "template <typename F> int apply(int x, F f) { return f(x) + x; }\n"])
+def test_a_lambda_in_parentheses_is_the_argument_it_stands_in(callee):
+    """`apply(n, ([&](int y) {..}))` (a dispatch macro's argument, written in parentheses) is
+    the call's second argument, as without them: it was an internal error."""
+    out, notes = desugared(callee + "void k(int n, int lane) { n = apply(n, ([&](int y) { return y + lane; })); }")
+    if callee:
+        assert "n = apply__k__lambda_2 ( n , ( k__lambda_2 ) , lane ) ;" in out and not notes
+    else:
+        assert "n = apply ( n , ( k__lambda_1 ) ) ;" in out and len(notes) == 1
+
+
 def test_lane_index_reaches_a_passed_lambda_through_the_callee_copy():
     m = parse("""template <typename F> __device__ float apply(float x, F f) { return f(x); }
 __global__ void k(float *d) {

@@ -2033,6 +2033,13 @@ class _Lambda:
         return [at.copy(kind="id", text=self.mangled)]
 
     # -- a lambda passed to a function the file defines ---------------------------------------
+    def _argument(self, args):
+        """The argument of `args` that is the lambda, in parentheses or not (`f(([&] {..}))`)."""
+        arg = self.lam
+        while arg.parent is not None and arg.parent != args:
+            arg = arg.parent
+        return arg
+
     def passed_to(self, args, fn):
         """For a lambda passed to a function defined in the file, outside classes, with as many
         parameters as the call has arguments: the callee is rendered again for it (a copy,
@@ -2048,7 +2055,7 @@ class _Lambda:
             f = f.child_by_field_name("name")
         if f is None or f.type != "identifier":
             return None
-        k = args.named_children.index(self.lam)
+        k = args.named_children.index(self._argument(args))
         found = [d for d in lay.definitions.get(_text(f), ()) if _function_declarator(d) is not None and
                  len(_parameters(d)) == args.named_child_count]
         if len(found) != 1 or found[0].start_byte <= self.lam.start_byte < found[0].end_byte:
