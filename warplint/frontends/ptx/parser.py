@@ -123,6 +123,17 @@ class _NotSimple(Exception):
     pass
 
 
+def _same_in_every_function(op) -> bool:
+    """Whether an operand of a function scope is the same in every function scope that
+    declares no `%` name: a number, or a `%` register (alone or as an address base; in a
+    function scope a `%` name is a register unless declared there)."""
+    if isinstance(op, Addr):
+        op = op.base
+        if op is None:
+            return True
+    return isinstance(op, Imm) or isinstance(op, Reg) and op.name[0] == "%"
+
+
 _FAST_ADDR = re.compile(rf"\[[ \t]*(?:(%?{_NAME})|(\d+))(?:[ \t]*([+-])[ \t]*(-?\d+))?[ \t]*\]", re.ASCII)
 _FAST_NAME_OFF = re.compile(rf"(%?{_NAME})[ \t]*([+-])[ \t]*(\d+)", re.ASCII)
 
@@ -264,7 +275,10 @@ class _Parser:
         self.cur_loc: tuple | None = None
         self.loc_cache: dict[str, tuple] = {}
         self.frames: dict[tuple, tuple] = {}  # .loc (file, line, col) -> its inlining chain, innermost first
-        self.fast_cache: dict[str, object] = {}  # operand text -> operand (function scope)
+        self.fast_cache: dict[str, object] = {}  # operand text as written -> operand (function scope)
+        # the same for operands that are the same in every function scope with no `%` name
+        # declared in it: numbers and `%` registers (alone or as an address base)
+        self.shared_ops: dict[str, object] = {}
         self.pending: list[Instr] = []  # instructions under a `.loc`, in order
         self.mapped: list[tuple[int, tuple]] = []  # (index into pending, (file, line, col))
         self.regcache: dict[str, Reg] = {}
@@ -491,26 +505,32 @@ class _Parser:
         self.i += 1
         self.skip_to(end)
 
+    def loc_args(self, p: int, v: str) -> tuple:
+        """`.loc file line col[, function_name f, inlined_at file line col]` (token text `v`) ->
+        (key, its place, the call site, the call site's chain when none is known, where more on
+        the line starts or 0, the chain of key alone), remembered by its text."""
+        m = _LOC_ARGS.match(v, 4)
+        if not m:
+            raise self.error(p, "expected '.loc <file> <line> <column>'")
+        line = int(m[2])
+        key = (int(m[1]), line, max(int(m[3] or 1), 1), m[4] or "") if line else ()
+        # code inlined into this function (often from a toolkit header): where it was called
+        at = (int(m[5]), int(m[6]), max(int(m[7] or 1), 1)) if m[5] and int(m[6]) else None
+        if at and not key:
+            key, at = (*at, ""), None
+        args = self.loc_cache[v] = (key, key[:3], at, ((*at, ""),) if at else None,
+                                    (m.end() if v[m.end():].strip() else 0), (key,))
+        return args
+
     def loc_directive(self, p: int, v: str) -> None:
-        """`.loc file line col[, function_name f, inlined_at file line col]` (token text `v`)."""
+        """A `.loc` line (token text `v`): `body` takes those with nothing more on the line
+        itself, the same way."""
         self.i += 1
-        cached = self.loc_cache.get(v)
-        if cached is None:
-            m = _LOC_ARGS.match(v, 4)
-            if not m:
-                raise self.error(p, "expected '.loc <file> <line> <column>'")
-            line = int(m[2])
-            key = (int(m[1]), line, max(int(m[3] or 1), 1), m[4] or "") if line else ()
-            # code inlined into this function (often from a toolkit header): where it was called
-            at = (int(m[5]), int(m[6]), max(int(m[7] or 1), 1)) if m[5] and int(m[6]) else None
-            if at and not key:
-                key, at = (*at, ""), None
-            cached = self.loc_cache[v] = key, at, (m.end() if v[m.end():].strip() else 0)
-        key, at, rest = cached
+        key, place, at, outer, rest, alone = self.loc_cache.get(v) or self.loc_args(p, v)
         if key:
             # the call site is the latest `.loc` naming that place: chains nest one `.loc` per level
-            chain = ((key,) + self.frames.get(at, ((*at, ""),)))[:MAX_FRAMES] if at else (key,)
-            self.frames[key[:3]] = chain
+            chain = ((key,) + self.frames.get(at, outer))[:MAX_FRAMES] if at else alone
+            self.frames[place] = chain
         if rest:  # more on the line (a comment, a statement): its tokens come next
             more: list = []
             self.general_tokens(p + rest, p + len(v), more.append)
@@ -692,7 +712,7 @@ class _Parser:
         text = self.text
         first_open = toks[self.i].offset
         self.i += 1
-        self.fast_cache.clear()
+        self.fast_cache = self.shared_ops.copy()
         # scopes: list of (dict name -> operand, open position); index 0 is the function body
         scopes: list = [({}, first_open)]
         top = scopes[0][0]
@@ -703,6 +723,8 @@ class _Parser:
         branchtargets: dict[str, list[str]] = {}
         regcache = self.regcache
         statements = self.statements_mode
+        loc_cache, frames, mapped, pending = self.loc_cache, self.frames, self.mapped, self.pending
+        map_locations = self.map_locations
         i = self.i
         while True:
             k, v, p = toks[i]
@@ -754,19 +776,32 @@ class _Parser:
                                      label_scope_ids, branch_fixups, text)
                 continue
             if k == "loc":
-                self.i = i
-                self.loc_directive(p, v)
-                i = self.i
+                key, place, at, outer, rest, alone = loc_cache.get(v) or self.loc_args(p, v)
+                if rest:
+                    self.i = i
+                    self.loc_directive(p, v)
+                    i = self.i
+                    continue
+                i += 1  # `loc_directive`, inline
+                if key:
+                    chain = ((key,) + frames.get(at, outer))[:MAX_FRAMES] if at else alone
+                    frames[place] = chain
+                    if map_locations:
+                        self.cur_loc = key
+                        mapped.append((len(pending), chain))
+                        continue
+                self.cur_loc = None
                 continue
             if k == "directive":
                 if v == ".reg" or v in _SPACES:
-                    self.fast_cache.clear()
                     self.i = i
                     space = _SPACES.get(v)
                     names = self.var_decl_ranges()
                     i = self.i
                     depth = len(scopes)
                     scope = scopes[-1][0]
+                    if depth == 1 and v == ".reg" and all(name[0] == "%" for name, _ in names):
+                        continue  # `%` registers: nothing to remember, no operand changes
                     for name, count in names:
                         expanded = [f"{name}{n}" for n in range(count)] if count else [name]
                         for nm in expanded:
@@ -783,6 +818,9 @@ class _Parser:
                                 scope[nm] = self.reg(new) if v == ".reg" else self.sym(new)
                                 if v != ".reg" and space != "param" and not statements:
                                     self.module.state_spaces.setdefault(new, space)
+                    if depth == 1:  # names of the function scope changed: its operands too
+                        self.fast_cache = ({} if any(name[0] == "%" for name in top)
+                                           else self.shared_ops.copy())
                     continue
                 if v == ".pragma":
                     i += 1
@@ -967,41 +1005,102 @@ class _Parser:
 
     def fast_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
                          branch_fixups) -> None:
-        """A `statement` token: a one-line instruction whose operands are all simple."""
+        """A `statement` token: a one-line instruction whose operands are all simple, built here
+        from start to end (what `finish` does, for one line and no `!` operands)."""
         raw = v[:-1]
-        body = raw
-        guard = None
-        if body[0] == "@":
-            g, body = body.split(None, 1)
-            neg = g[1] == "!"
-            gname = g[2:] if neg else g[1:]
-            r = self.resolve(gname, scopes, fn_regs, statements, False)
-            if not isinstance(r, Reg):
-                raise self.error(start + (2 if neg else 1),
-                                 f"expected a predicate register after '@', found '{_show(gname)}'")
-            guard = (r.name, neg)
+        if raw[0] == "@":
+            guard, body = self.fast_guard(raw, start, scopes, fn_regs, statements)
+        else:
+            guard = None
+            body = raw
         parts = body.split(None, 1)
         opcode = parts[0]
-        base, label_ops, may_write = _opcode_info(opcode)
+        info = _OPCODE_INFO.get(opcode)
+        base, label_ops, may_write = info if info is not None else _opcode_info(opcode)
+        if len(parts) == 1:
+            ops: list = []
+            first_group = 0
+        elif len(scopes) > 1 or statements:
+            ops, first_group = self.fast_operand_groups(parts[1], start, scopes, fn_regs, statements,
+                                                        label_ops)
+        else:
+            # function scope: operands by their text as written (` %r5`), remembered per function
+            rest = parts[1]
+            if "|" in rest:
+                first_group = rest.split(",", 1)[0].count("|") + 1
+                texts = rest.replace("|", ",").split(",")
+            else:
+                first_group = 1
+                texts = rest.split(",")
+            ops = list(map(self.fast_cache.get, texts))
+            if not all(ops):
+                ops = [op or self.fast_operand(t, start, scopes, fn_regs, label_ops)
+                       for op, t in zip(ops, texts)]
+        if base == "call":
+            self.finish(opcode, base, label_ops, may_write, ops, None, first_group, start,
+                        start + len(raw), raw, guard, out, scopes, label_scope_ids, branch_fixups)
+            return
+        line_starts = self.line_starts
+        ln = bisect_right(line_starts, start)
+        col = start - line_starts[ln - 1] + 1
+        if ln == 1:
+            col += self.col_off
+        ln += self.line_off
+        if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
+            dests = tuple(ops[:first_group])
+            srcs = tuple(ops[first_group:])
+        else:
+            dests = ()
+            srcs = tuple(ops)
+        ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, ln, col + len(raw) + 1), guard, None, raw,
+                    _EMPTY)
+        out.append(ins)
+        if self.cur_loc is not None:
+            self.pending.append(ins)
+        if label_ops and (len(scopes) > 1 or base == "brx"):
+            branch_fixups.append((ins, tuple(label_scope_ids)))
+
+    def fast_guard(self, raw, start, scopes, fn_regs, statements) -> tuple:
+        """`@%p` / `@!%p` at the start of `raw` -> ((name, negated), the rest)."""
+        g, body = raw.split(None, 1)
+        neg = g[1] == "!"
+        gname = g[2:] if neg else g[1:]
+        r = self.resolve(gname, scopes, fn_regs, statements, False)
+        if not isinstance(r, Reg):
+            raise self.error(start + (2 if neg else 1),
+                             f"expected a predicate register after '@', found '{_show(gname)}'")
+        return (r.name, neg), body
+
+    def fast_operand_groups(self, text, start, scopes, fn_regs, statements, label_ops):
+        """Operands `a|b, c` -> (list, size of the first comma group), each operand resolved
+        afresh (nested scopes, inline asm) or remembered by its text (function scope)."""
+        cache = self.fast_cache if len(scopes) == 1 and not statements else None
         ops = []
         first_group = 0
-        if len(parts) > 1:
-            cache = self.fast_cache if len(scopes) == 1 and not statements else None
-            first = True
-            for item in parts[1].split(","):
-                for t in item.split("|") if "|" in item else (item,):
-                    t = t.strip()
-                    op = cache.get(t) if cache is not None else None
-                    if op is None:
-                        op = self.fast_operand(t, start, scopes, fn_regs, statements, label_ops)
-                        if cache is not None:
-                            cache[t] = op
-                    ops.append(op)
-                if first:
-                    first_group = len(ops)
-                    first = False
-        self.finish(opcode, base, label_ops, may_write, ops, None, first_group, start,
-                    start + len(raw), raw, guard, out, scopes, label_scope_ids, branch_fixups)
+        for item in text.split(","):
+            for t in item.split("|") if "|" in item else (item,):
+                t = t.strip()
+                op = cache.get(t) if cache is not None else None
+                if op is None:
+                    op = self.simple_operand(t, start, scopes, fn_regs, statements, label_ops)
+                    if cache is not None:
+                        cache[t] = op
+                ops.append(op)
+            if not first_group:
+                first_group = len(ops)
+        return ops, first_group
+
+    def fast_operand(self, text, start, scopes, fn_regs, label_ops):
+        """An operand of the function scope by its text as written, remembered (its operand
+        stays the same until a declaration of the function scope: `body` forgets them then)."""
+        t = text.strip()
+        op = self.fast_cache.get(t)
+        if op is None:
+            op = self.fast_cache[t] = self.simple_operand(t, start, scopes, fn_regs, False, label_ops)
+        self.fast_cache[text] = op
+        if _same_in_every_function(op):
+            self.shared_ops[t] = self.shared_ops[text] = op
+        return op
 
     def slow_instruction(self, v, start, out, scopes, fn_regs, statements, label_scope_ids,
                          branch_fixups) -> None:
@@ -1017,7 +1116,7 @@ class _Parser:
         finally:
             self.toks = saved
 
-    def fast_operand(self, t: str, start: int, scopes, fn_regs, statements, label_ops):
+    def simple_operand(self, t: str, start: int, scopes, fn_regs, statements, label_ops):
         if not _FAST_OP_RE.fullmatch(t):
             raise _NotSimple
         c = t[0]
