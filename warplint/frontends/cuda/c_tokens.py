@@ -10,13 +10,24 @@ a line the lexer reports an error on, or with a `#` (directives read the next li
 by pycparser's own code from its start."""
 from __future__ import annotations
 
+import inspect
+import re
+
 from pycparser.c_lexer import CLexer
 
+# pycparser's lexer comes in three forms: a PLY lexer (pycparser 2: its own lexer throughout);
+# a hand-written one that calls back for type names and braces (3.0, tokens `_Token`); and one
+# that leaves both to the parser (later 3.x, tokens `Token`, with their file name).
 try:
     from pycparser.c_lexer import _Token as Token
-except ImportError:  # pycparser 2 (a PLY lexer): its own lexer throughout
-    Token = None
+except ImportError:
+    try:
+        from pycparser.c_lexer import Token
+    except ImportError:
+        Token = None
+CALLBACKS = "on_lbrace_func" in inspect.signature(CLexer.__init__).parameters
 
+_ATTRIBUTE = re.compile(r"\[\s*\[")
 MAX_LINES = 20_000  # distinct line texts remembered (then afresh)
 MAX_LINE_CHARS = 200  # longer lines (the typedef line) are lexed without being remembered
 
@@ -38,7 +49,7 @@ def _not_a_type(name):
 
 
 _SCRATCH = CLexer(error_func=_raise, on_lbrace_func=_nothing, on_rbrace_func=_nothing,
-                  type_lookup_func=_not_a_type)
+                  type_lookup_func=_not_a_type) if CALLBACKS else CLexer(error_func=_raise)
 _LINES: dict[str, tuple | None] = {}  # line text -> ((type, value, column), ...), None: lexed by pycparser
 
 
@@ -88,7 +99,8 @@ class TableLexer(CLexer):
 
     def input(self, text: str, filename: str = "") -> None:
         super().input(text, filename)
-        self._rows = _rows(text)
+        # a later pycparser 3.x lexes an attribute `[[ .. ]]` as a unit that may span lines
+        self._rows = None if not CALLBACKS and _ATTRIBUTE.search(text) else _rows(text)
         self._next = 0
         self._last_line = text.count("\n") + 1
 
@@ -103,6 +115,8 @@ class TableLexer(CLexer):
         self._next = i + 1
         kind, value, line, col = rows[i]
         self._lineno = line
+        if not CALLBACKS:  # the parser looks names up and opens scopes itself
+            return Token(kind, value, line, col, self.filename)
         if kind == "ID":
             if self.type_lookup_func(value):
                 kind = "TYPEID"
