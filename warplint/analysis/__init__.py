@@ -6,7 +6,8 @@ from functools import cache
 from ..cfg import build_cfg
 from ..ir import Diagnostic
 from .divergence import FunctionAnalysis, analyze_function
-from .inline import called_functions, function_table, inline_calls, with_varying_arguments
+from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
+                     with_varying_arguments)
 from .lanes import Literals
 from .reuse import Analyses, key as reuse_key
 from .values import Terms
@@ -40,11 +41,15 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
     inlined_fn = inline_calls(fn, module, inlined, table)
     key = reuse_key(fn, inlined_fn, module) if reuse is not None else None
     kept = reuse.get(key) if key is not None else None
-    fa = kept if kept is not None else analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
+    if kept is not None:  # (`any_arguments` comes with it; the module as analysing it again leaves it)
+        if not fn.is_kernel:
+            own_object_space(fn, module)
+        return kept
+    fa = analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
     varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, inlined_fn)
-    if varying is not fn and kept is None:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
-        fa.analyse_any_arguments = cache(lambda: analyze_function(build_cfg(inline_calls(varying, module, set(), table)),
-                                                                  module, options, Terms(), Literals()))
-    if key is not None and kept is None:
+    if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
+        fa.analyse_any_arguments = cache(lambda: analyze_function(
+            build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))
+    if key is not None:
         reuse.put(key, fa)
     return fa

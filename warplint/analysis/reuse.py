@@ -20,9 +20,9 @@ class Analyses:
     """The analyses of one file's texts, by key (`key`)."""
 
     def __init__(self):
-        self._by_key: dict[tuple, tuple] = {}  # key -> (analysis, its notes when made)
+        self._by_key: dict = {}  # key -> (analysis, its notes when made)
 
-    def get(self, key: tuple):
+    def get(self, key):
         """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
         kept = self._by_key.get(key)
         if kept is None:
@@ -30,16 +30,31 @@ class Analyses:
         fa, notes = kept
         return replace(fa, notes=list(notes))
 
-    def put(self, key: tuple, fa) -> None:
+    def put(self, key, fa) -> None:
         self._by_key.setdefault(key, (fa, tuple(fa.notes)))
 
 
-def key(fn, inlined, module) -> tuple:
+def key(fn, inlined, module) -> "_Key":
     """What analysing `fn` in `module` reads: `inlined` (`fn` with its calls inlined), and `fn`
     itself (`any_arguments` analyses it with a prologue)."""
-    return (module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
-            frozenset(module.state_spaces.items()),
-            frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items()))
+    return _Key((module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
+                 frozenset(module.state_spaces.items()),
+                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+
+
+class _Key:
+    """A key's tuple with its hash found once (a function's key holds every instruction)."""
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
+        self.hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Key) and self.hash == other.hash and self.parts == other.parts
 
 
 def _function_key(fn) -> tuple:
