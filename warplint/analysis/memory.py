@@ -496,13 +496,13 @@ class _Shifts:
 
 @dataclass(frozen=True)
 class _Frozen:
-    """A block's outgoing `_Flow`, compared between passes."""
+    """A block's outgoing `_Flow`, compared between passes (copies: never changed; dicts and
+    sets compare by content, whatever their order)."""
     pending: tuple
-    carried: frozenset  # of (instruction id, loop headers)
-    fresh: frozenset
-    fenced: frozenset  # of (instruction id, barrier)
-    skipped: frozenset  # of (instruction id, barrier)
-    loops_of: dict = field(default_factory=dict, compare=False)  # `carried` as a dict
+    carried: dict  # instruction id -> loop headers
+    fresh: set
+    fenced: dict  # instruction id -> barrier
+    skipped: dict  # instruction id -> barrier
     by_key: dict = field(default_factory=dict, compare=False)  # `pending` by instruction id
 
 
@@ -529,7 +529,7 @@ class _Flow:
         if header is None and not (self.pending or self.fenced or self.skipped):
             self._copy(state)  # the first edge in: the state as it is (most blocks have one)
             return
-        carried = state.loops_of
+        carried = state.carried
         for acc in state.pending:
             key = id(acc.instr)
             self.pending[key] = acc
@@ -545,7 +545,7 @@ class _Flow:
 
     def _copy(self, state: _Frozen) -> None:
         self.pending = dict(state.by_key)
-        self.carried = dict(state.loops_of)
+        self.carried = dict(state.carried)
         self.fresh = set(state.fresh)
         self.fenced = dict(state.fenced)
         self.skipped = dict(state.skipped)
@@ -590,9 +590,8 @@ class _Flow:
     def frozen(self) -> _Frozen:
         keys = self.pending.keys()
         carried = {k: v for k, v in self.carried.items() if k in keys}
-        return _Frozen(tuple(self.pending.values()), frozenset(carried.items()),
-                       frozenset(self.fresh & keys), frozenset(self.fenced.items()),
-                       frozenset(self.skipped.items()), carried, dict(self.pending))
+        return _Frozen(tuple(self.pending.values()), carried, self.fresh & keys, dict(self.fenced),
+                       dict(self.skipped), dict(self.pending))
 
 
 def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, ins_b: list, divergent_at: dict):

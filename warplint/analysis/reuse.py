@@ -17,10 +17,14 @@ from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 
 
 class Analyses:
-    """The analyses of one file's texts, by key (`key`)."""
+    """The analyses of one file's texts, by key (`key`, `key_as_written`)."""
 
     def __init__(self):
         self._by_key: dict = {}  # key -> (analysis, its notes when made)
+        self._inlined: dict = {}  # key -> [(name, index among the functions of that name)] inlined
+        self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
+        self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
+        self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
 
     def get(self, key):
         """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
@@ -30,8 +34,66 @@ class Analyses:
         fa, notes = kept
         return replace(fa, notes=list(notes))
 
-    def put(self, key, fa) -> None:
+    def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
         self._by_key.setdefault(key, (fa, tuple(fa.notes)))
+        self._inlined.setdefault(key, list(inlined))
+
+    def inlined(self, key) -> list[tuple[str, int]]:
+        """The functions (name, index among those of the name) inlined into the one kept for `key`."""
+        return self._inlined.get(key, [])
+
+    def function_key(self, fn) -> "_Key":
+        """`_function_key(fn)` (its hash found once), found once per function."""
+        kept = self._keys.get(id(fn))
+        if kept is None or kept[0] is not fn:
+            kept = self._keys[id(fn)] = (fn, _Key(_function_key(fn)))
+        return kept[1]
+
+    def odd_names(self, table: dict) -> bool:
+        """Does a function of `table` have a name with `@` (see `key_as_written`)?"""
+        kept = self._odd.get(id(table))
+        if kept is None or kept[0] is not table:
+            kept = self._odd[id(table)] = (table, any("@" in name for name in table))
+        return kept[1]
+
+    def names(self, fn) -> frozenset:
+        """Every symbol that an operand of `fn` names (the callees among them)."""
+        kept = self._names.get(id(fn))
+        if kept is None or kept[0] is not fn:
+            found: set[str] = set()
+            for i in fn.body:
+                if isinstance(i, Instr):
+                    for o in i.srcs + i.dests:
+                        _symbols(o, found)
+            kept = self._names[id(fn)] = (fn, frozenset(found))
+        return kept[1]
+
+
+def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
+    """What analysing `fn` in `module` reads, from the functions as written: `fn` and every
+    function of each name that it or they name (inlining reads nothing more: its result is that
+    of `key`'s inlined function), with the module's facts.  None where a function's name could
+    be one that inlining makes (`@`: an inlined copy's labels and registers)."""
+    names, todo = set(), [fn]
+    while todo:
+        for name in reuse.names(todo.pop()) - names:
+            names.add(name)
+            todo.extend(table.get(name, ()))
+    callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
+    if reuse.odd_names(table):
+        return None
+    return _Key((module.language, reuse.function_key(fn), callees, frozenset(module.state_spaces.items()),
+                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+
+
+def _symbols(o, found: set) -> None:
+    if isinstance(o, Sym):
+        found.add(o.name)
+    elif isinstance(o, Addr):
+        _symbols(o.base, found)
+    elif isinstance(o, Vec):
+        for item in o.items:
+            _symbols(item, found)
 
 
 def key(fn, inlined, module) -> "_Key":
