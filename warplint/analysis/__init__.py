@@ -39,9 +39,9 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
 
 def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
     key = reuse_key(fn, module, table, reuse) if reuse is not None else None
-    kept = reuse.get(key) if key is not None else None
+    kept, kept_inlined = reuse.take(key) if key is not None else (None, None)
     if kept is not None:  # (`any_arguments` comes with it; what inlining and `with_varying_arguments`
-        inlined.update(id(table[name][k]) for name, k in reuse.inlined(key))  # leave, set here)
+        inlined.update(id(table[name][k]) for name, k in kept_inlined)  # leave, set here)
         if not fn.is_kernel:
             own_object_space(fn, module)
         return kept

@@ -4,11 +4,14 @@ functions, instruction for instruction (nccl's collective headers: 279 of 302). 
 inlined body and module facts are those of one analysed for another text of the file takes that
 analysis (a copy with its own notes: the checks add theirs per target) instead of a second one.
 
-The key holds everything the analysis reads: the function with its calls inlined (every field
+`key` holds everything the analysis reads: the function with its calls inlined (every field
 of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
 dataclasses), the module's state spaces and local fields as they are when it is analysed, and the function
 as written (`any_arguments` analyses it with a prologue that passes varying arguments: the two
-copies share that analysis).  The options are those of one file's run."""
+copies share that analysis).  The options are those of one file's run.  `key_as_written` (the
+one used) stands for it without inlining: the function as written and every function it can
+reach by a name its instructions hold, each function's part found once (inlining is a function
+of those); equal keys as written mean equal keys (tests/test_analysis_reuse.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -20,27 +23,26 @@ class Analyses:
     """The analyses of one file's texts, by key (`key`, `key_as_written`)."""
 
     def __init__(self):
-        self._by_key: dict = {}  # key -> (analysis, its notes when made)
-        self._inlined: dict = {}  # key -> [(name, index among the functions of that name)] inlined
+        self._by_key: dict = {}  # key -> (analysis, its notes when made, the functions inlined)
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
 
     def get(self, key):
         """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
+        return self.take(key)[0]
+
+    def take(self, key) -> tuple:
+        """(`get(key)`, the functions inlined into it: [(name, index among the functions of that
+        name)]); (None, None) where none is kept."""
         kept = self._by_key.get(key)
         if kept is None:
-            return None
-        fa, notes = kept
-        return replace(fa, notes=list(notes))
+            return None, None
+        fa, notes, inlined = kept
+        return replace(fa, notes=list(notes)), inlined
 
     def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
-        self._by_key.setdefault(key, (fa, tuple(fa.notes)))
-        self._inlined.setdefault(key, list(inlined))
-
-    def inlined(self, key) -> list[tuple[str, int]]:
-        """The functions (name, index among those of the name) inlined into the one kept for `key`."""
-        return self._inlined.get(key, [])
+        self._by_key.setdefault(key, (fa, tuple(fa.notes), list(inlined)))
 
     def function_key(self, fn) -> "_Key":
         """`_function_key(fn)` (its hash found once), found once per function."""
@@ -74,14 +76,14 @@ def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
     function of each name that it or they name (inlining reads nothing more: its result is that
     of `key`'s inlined function), with the module's facts.  None where a function's name could
     be one that inlining makes (`@`: an inlined copy's labels and registers)."""
+    if reuse.odd_names(table):
+        return None
     names, todo = set(), [fn]
     while todo:
         for name in reuse.names(todo.pop()) - names:
             names.add(name)
             todo.extend(table.get(name, ()))
     callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
-    if reuse.odd_names(table):
-        return None
     return _Key((module.language, reuse.function_key(fn), callees, frozenset(module.state_spaces.items()),
                  frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
 
