@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+from .inline import MAX_DEPTH
 
 
 class Analyses:
@@ -73,16 +74,17 @@ class Analyses:
 
 def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
     """What analysing `fn` in `module` reads, from the functions as written: `fn` and every
-    function of each name that it or they name (inlining reads nothing more: its result is that
-    of `key`'s inlined function), with the module's facts.  None where a function's name could
+    function of each name that it or they name, down to the depth that inlining reaches
+    (inlining reads nothing more: its result is that of `key`'s inlined function), with the
+    module's facts.  None where a function's name could
     be one that inlining makes (`@`: an inlined copy's labels and registers)."""
     if reuse.odd_names(table):
         return None
-    names, todo = set(), [fn]
-    while todo:
-        for name in reuse.names(todo.pop()) - names:
-            names.add(name)
-            todo.extend(table.get(name, ()))
+    names, level = set(), [fn]
+    for depth in range(MAX_DEPTH + 1):  # (inlining reads the bodies of callees MAX_DEPTH calls deep)
+        found = set().union(*map(reuse.names, level)) - names
+        names |= found
+        level = [f for name in found for f in table.get(name, ())] if depth < MAX_DEPTH else []
     callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
     return _Key((module.language, reuse.function_key(fn), callees, frozenset(module.state_spaces.items()),
                  frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
