@@ -91,3 +91,31 @@ def test_one_text_makes_no_keys(monkeypatch):
     assert keys == []
     lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_60", "sm_70"]))
     assert len(keys) == 4  # the two kernels (helper is inlined), in each of the two texts
+
+
+def test_keys_as_written_are_equal_only_where_the_inlined_keys_are():
+    """`key_as_written` (the function and the functions it can reach, as written) stands for `key`
+    (the function with its calls inlined): equal keys as written mean equal inlined keys."""
+    from pathlib import Path
+
+    from warplint.analysis.inline import function_table, inline_calls
+    from warplint.analysis.reuse import key_as_written
+    from warplint.pipeline import parse_variants
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    hits = 0
+    inputs = [(p.read_text(), str(p)) for p in sorted(fixtures.rglob("*.cu"))] + [(TWO_KERNELS, "k.cu")]
+    for text, path in inputs:
+        try:
+            variants = parse_variants(text, path, Options(targets=["sm_60", "sm_70", "sm_90"]))
+        except Exception:
+            continue
+        memo, seen = Analyses(), {}
+        for module, _ in variants:
+            table = function_table(module)
+            for fn in module.functions:
+                if fn.body:
+                    written = key_as_written(fn, module, table, memo)
+                    inlined = key(fn, inline_calls(fn, module, set(), table), module)
+                    hits += written in seen
+                    assert seen.setdefault(written, inlined) == inlined, (path, fn.name)
+    assert hits >= 2  # same_everywhere and helper in TWO_KERNELS' second text, at least

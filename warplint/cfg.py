@@ -169,8 +169,10 @@ class CFG:
         cyclic strongly connected component of the reachable blocks; its header is the block
         first in reverse post-order.  Without the edges back into the header, the body's own
         cyclic components are the nested loops."""
-        import networkx as nx
         index = {b: i for i, b in enumerate(self._rpo_order)}
+        if not any(index.get(v, -1) >= 0 and index[v] <= i for u, i in index.items() for v in self._succ[u]):
+            return {}  # no edge back in reverse post-order: no cycle among the reachable blocks
+        import networkx as nx
         loops: dict[int, set[int]] = {}
         todo = [set(index)]
         while todo:
@@ -218,9 +220,11 @@ class CFG:
         """block -> the branch edges (X, S) it is control dependent on, by X then S: the block
         post-dominates S but not X strictly.  The X are its post-dominance frontier (the
         dominance frontier on the reversed graph)."""
+        reachable = self.reachable
+        if not any(len(self._succ[x]) >= 2 for x in reachable if x != EXIT):
+            return {}  # no branch: nothing to depend on
         import networkx as nx
         frontiers = nx.dominance_frontiers(self._postdom_graph, EXIT)
-        reachable = self.reachable
         cd: dict[int, list[tuple[int, int]]] = {}
         for y, xs in frontiers.items():
             if y == EXIT:

@@ -152,19 +152,21 @@ def check(module: Module, analyses: list, targets: list[Target], options: Option
     by_place: dict[tuple, Finding] = {}
     checks = [(rule_id, c) for rule_id, c in registered().items() if selected(rule_id, options)]
 
-    def run_checks(fa, target: Target) -> list[Finding]:
+    def run_checks(fa, target: Target, rules=None) -> list[Finding]:
         out = []
         for rule_id, rule_check in checks:
-            ctx = Context(module, fa, target, options, rule_id)
-            rule_check(ctx)
-            out.extend(ctx.findings)
+            if rules is None or rule_id in rules:
+                ctx = Context(module, fa, target, options, rule_id)
+                rule_check(ctx)
+                out.extend(ctx.findings)
         return out
 
     for target in targets:
         for fa in analyses:
             findings = run_checks(fa, target)
             if findings and fa.has_any_arguments:  # (analysed with per-lane arguments only now)
-                findings = _for_any_arguments(findings, run_checks(fa.any_arguments, target))
+                rules = {f.rule_id for f in findings}  # (only their findings are matched)
+                findings = _for_any_arguments(findings, run_checks(fa.any_arguments, target, rules))
             for f in findings:
                 _merge(f, target, merged, by_place)
     return sorted(one_per_site(list(merged.values())), key=Finding.sort_key)

@@ -6,9 +6,10 @@ from functools import cache
 from ..cfg import build_cfg
 from ..ir import Diagnostic
 from .divergence import FunctionAnalysis, analyze_function
-from .inline import called_functions, function_table, inline_calls, with_varying_arguments
+from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
+                     with_varying_arguments)
 from .lanes import Literals
-from .reuse import Analyses, key as reuse_key
+from .reuse import Analyses, key as inlined_key, key_as_written as reuse_key
 from .values import Terms
 
 
@@ -37,14 +38,28 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
 
 
 def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
-    inlined_fn = inline_calls(fn, module, inlined, table)
-    key = reuse_key(fn, inlined_fn, module) if reuse is not None else None
-    kept = reuse.get(key) if key is not None else None
-    fa = kept if kept is not None else analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
+    written = reuse_key(fn, module, table, reuse) if reuse is not None else None
+    kept, kept_inlined = reuse.take(written) if written is not None else (None, None)
+    if kept is not None:  # (what inlining leaves, set here)
+        inlined.update(id(table[name][k]) for name, k in kept_inlined)
+    inlined_here: set[int] = set()
+    inlined_fn = inline_calls(fn, module, inlined_here, table) if kept is None else None
+    inlined |= inlined_here
+    key = inlined_key(fn, inlined_fn, module) if reuse is not None and kept is None else None
+    if key is not None:  # (the functions it reaches differ, not those inlined into it)
+        kept, _ = reuse.take(key)
+    if kept is not None:  # (`any_arguments` comes with it; what `with_varying_arguments` leaves, set here)
+        if not fn.is_kernel:
+            own_object_space(fn, module)
+        return kept
+    fa = analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
     varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, inlined_fn)
-    if varying is not fn and kept is None:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
-        fa.analyse_any_arguments = cache(lambda: analyze_function(build_cfg(inline_calls(varying, module, set(), table)),
-                                                                  module, options, Terms(), Literals()))
-    if key is not None and kept is None:
-        reuse.put(key, fa)
+    if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
+        fa.analyse_any_arguments = cache(lambda: analyze_function(
+            build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))
+    if reuse is not None:
+        names = [(name, k) for name, fs in table.items() for k, f in enumerate(fs) if id(f) in inlined_here]
+        for k in (written, key):
+            if k is not None:
+                reuse.put(k, fa, names)
     return fa

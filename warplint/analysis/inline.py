@@ -92,6 +92,26 @@ def with_varying_arguments(fn: Function, module, table: dict[str, list[Function]
                     fn.display_name)
 
 
+def varying_inlined(fn: Function, varying: Function, inlined: Function, module,
+                    table: dict[str, list[Function]]) -> Function:
+    """`inline_calls(varying, ...)` for `varying = with_varying_arguments(fn, ..., inlined)`: its
+    prologue before `inlined`'s body, where the prologue calls nothing defined here and the
+    body is far enough from `MAX_SIZE` that the prologue decides no call's inlining."""
+    prologue = varying.body[:len(varying.body) - len(fn.body)]
+    if any(isinstance(i, Instr) and resolve(i, table) is not None for i in prologue) \
+            or len(inlined.body) + len(fn.body) + 2 * len(prologue) >= MAX_SIZE:
+        return inline_calls(varying, module, set(), table)
+    return Function(fn.name, fn.is_kernel, fn.params, fn.ret_params, prologue + list(inlined.body), fn.loc,
+                    fn.display_name)
+
+
+def own_object_space(fn: Function, module) -> None:
+    """What `with_varying_arguments(fn, module, ...)` leaves in the module: the state space of the
+    thread's own object (`own_object`) of a member function."""
+    if module.language != "ptx" and OBJECT in fn.params:
+        module.state_spaces["&" + _OWN] = "local"
+
+
 OBJECT = "this"  # the object parameter of a member function (the C++ layer's `S__f(struct S *this, ...)`)
 _OWN = "__own_object"
 

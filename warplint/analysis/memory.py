@@ -222,7 +222,7 @@ def _taken(fa: FunctionAnalysis, p: int, b: int) -> bool:
     return cond is None or cond.possible_bits != 0
 
 
-def _sibling_hazards(incoming: list[tuple], hazards: dict, lits, caller_pointers: bool) -> None:
+def _sibling_hazards(incoming: list[tuple], hazards: dict, pairs: "_Pairs") -> None:
     """Accesses on different incoming paths: `a` on a path that `c` is not on, and the other
     way round.  Each access is visited once with the set of paths it is on (linear in the
     accesses, not in the pairs of paths)."""
@@ -246,7 +246,7 @@ def _sibling_hazards(incoming: list[tuple], hazards: dict, lits, caller_pointers
             key = (id(x.instr), id(y.instr))
             if key in hazards:
                 continue
-            kind, hit = _ordered_conflict(x, y, lits, caller_pointers)
+            kind, hit = pairs.conflict(x, y)
             if hit:
                 hazards[key] = Hazard(x, y, kind, *hit)
 
@@ -269,45 +269,134 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
         accesses = _racing(accesses)   # that may race (the others change no pair's outcome)
         if not accesses:
             return []
-    by_instr = {id(a.instr): a for a in accesses}
-    base_of = {id(a.instr): _base(a) for a in accesses}
     cfg = fa.cfg
     order = cfg.rpo()
     position = {b: k for k, b in enumerate(order)}
-    out_state: dict[int, _Flow] = {}
+    out_state: dict[int, _Frozen] = {}
     hazards: dict[tuple[int, int], Hazard] = {}
-    caller_pointers = _judges_caller_pointers(fa)
-    one_lane = _one_lane_literals(fa.lits)
-    shifts = _Shifts(fa)
-    claims = Claims(fa)
-    in_loop = set().union(*cfg.loops.values())
+    pairs = _Pairs(fa, accesses, set().union(*cfg.loops.values()))
+    events = _events(cfg, order, pairs.by_instr)
+    inputs = {b: _inputs(fa, b, position) for b in order}
+    divergent_at: dict[int, bool] = {}
     for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
         for b in order:
-            flow, incoming, divergent = _incoming(fa, b, out_state, position)
-            if divergent:
-                _sibling_hazards(incoming, hazards, fa.lits, caller_pointers)
-            for ins in cfg.blocks[b].instrs:
-                if _is_sync(ins) and ins.guard is None:
-                    flow.barrier(ins)
-                    continue
-                acc = by_instr.get(id(ins))
-                if acc is None:
-                    continue
-                base = base_of[id(ins)]
-                for key, prev in flow.pending.items():
-                    if base_of[key] == base and _may_race(prev, acc) \
-                            and not _exclusive(prev, acc, fa.lits, in_loop):
-                        _pair(prev, acc, flow, hazards, fa.lits, caller_pointers, one_lane, shifts, claims)
-                if flow.execute(acc):
-                    _note(fa, PENDING_NOTE)
-            state = flow.frozen()
-            if out_state.get(b) != state:
+            ins_b, run = inputs[b], events[b]
+            if _passes_through(ins_b, run):
+                state = out_state[ins_b[0][0]]
+            else:
+                state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at)
+            old = out_state.get(b)
+            if old is not state and old != state:
                 out_state[b] = state
                 changed = True
         if not changed:
             break
     return list(hazards.values())
+
+
+def _passes_through(ins_b: list, run: list) -> bool:
+    """Does a block's outgoing state equal the one state flowing in (nothing happens in it, one
+    edge in, not a back edge)?  Then it is that state (`_walk` would build an equal copy)."""
+    return not run and len(ins_b) == 1 and not ins_b[0][1]
+
+
+def _walk(fa: FunctionAnalysis, b: int, ins_b: list, run: list, out_state: dict, hazards: dict,
+          pairs: "_Pairs", divergent_at: dict) -> "_Frozen":
+    """Block `b`'s outgoing state: the paths in joined, then its barriers and accesses in order
+    (each access paired with the pending accesses it may race with)."""
+    flow, incoming, divergent = _incoming(fa, b, out_state, ins_b, divergent_at)
+    if divergent:
+        _sibling_hazards(incoming, hazards, pairs)
+    for ins, acc in run:
+        if acc is None:
+            flow.barrier(ins)
+            continue
+        partners = pairs.partners(acc)
+        if partners:
+            for prev in [prev for key, prev in flow.pending.items() if key in partners]:
+                _pair(prev, acc, flow, hazards, pairs)
+        if flow.execute(acc):
+            _note(fa, PENDING_NOTE)
+    return flow.frozen()
+
+
+def _events(cfg, order: list[int], by_instr: dict) -> dict[int, list[tuple]]:
+    """Block -> what the search follows in it, in order: (barrier, None) for an unguarded
+    barrier, (instruction, its access) for an access followed."""
+    out = {}
+    for b in order:
+        run = []
+        for ins in cfg.blocks[b].instrs:
+            if _is_sync(ins) and ins.guard is None:
+                run.append((ins, None))
+            else:
+                acc = by_instr.get(id(ins))
+                if acc is not None:
+                    run.append((ins, acc))
+        out[b] = run
+    return out
+
+
+def _inputs(fa: FunctionAnalysis, b: int, position: dict) -> list[tuple[int, bool]]:
+    """The edges that can bring a state into `b`: (predecessor, whether the edge goes back
+    to `b` or before it: a loop's back edge)."""
+    return [(p, position[p] >= position[b]) for p in fa.cfg.preds(b) if p in position and _taken(fa, p, b)]
+
+
+class _Pairs:
+    """What one search asks of pairs of accesses, each answer found once: which pending
+    accesses a new one is compared with (one base, `_may_race`, not `_exclusive`), whether
+    the two conflict (`_ordered_conflict` without a stride) and run in the same single lane."""
+
+    def __init__(self, fa: FunctionAnalysis, accesses: list[MemAccess], in_loop: set[int]):
+        self.fa = fa
+        self.lits = fa.lits
+        self.in_loop = in_loop
+        self.by_instr = {id(a.instr): a for a in accesses}
+        self.by_base: dict[object, list[MemAccess]] = {}
+        for a in accesses:
+            self.by_base.setdefault(_base(a), []).append(a)
+        self.caller_pointers = _judges_caller_pointers(fa)
+        self.one_lane = _one_lane_literals(fa.lits)
+        self.shifts = _Shifts(fa)
+        self.claims = Claims(fa)
+        self._partners: dict[int, frozenset] = {}
+        self._conflicts: dict[tuple[int, int], tuple] = {}
+        self._needs: dict[int, set[int]] = {}
+
+    def partners(self, acc: MemAccess) -> frozenset:
+        """The accesses (by instruction id) that `acc` is compared with when they are pending."""
+        key = id(acc.instr)
+        found = self._partners.get(key)
+        if found is None:
+            found = self._partners[key] = frozenset(
+                id(prev.instr) for prev in self.by_base[_base(acc)]
+                if _may_race(prev, acc) and not self._exclusive(prev, acc))
+        return found
+
+    def _exclusive(self, a: MemAccess, b: MemAccess) -> bool:
+        """`_exclusive(a, b, ...)`, with each access's required literals found once."""
+        in_loop = self.in_loop
+        if a.block in in_loop or b.block in in_loop:
+            return False
+        need_b, lits = self._required(b), self.lits
+        return any(-x in need_b and lits[x].kind == "uniform" for x in self._required(a))
+
+    def _required(self, acc: MemAccess) -> set[int]:
+        key = id(acc.instr)
+        found = self._needs.get(key)
+        if found is None:
+            found = self._needs[key] = _required(acc.active)
+        return found
+
+    def conflict(self, first: MemAccess, then: MemAccess):
+        """`_ordered_conflict(first, then, ...)` with no stride."""
+        key = (id(first.instr), id(then.instr))
+        found = self._conflicts.get(key)
+        if found is None:
+            found = self._conflicts[key] = _ordered_conflict(first, then, self.lits, self.caller_pointers)
+        return found
 
 
 def _has_back_edge(cfg, order: list[int], position: dict[int, int]) -> bool:
@@ -357,8 +446,7 @@ def _meets(space: str, spaces: set[str] | None) -> bool:
     return bool(spaces) and (space in spaces or space == "generic" or "generic" in spaces)
 
 
-def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, caller_pointers: bool,
-          one_lane: set[int], shifts: "_Shifts", claims: Claims) -> None:
+def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: _Pairs) -> None:
     """Record the race between pending access `prev` and `acc`, if there is one."""
     key = (id(prev.instr), id(acc.instr))
     skipped = flow.skipped.get(id(prev.instr))
@@ -367,12 +455,12 @@ def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, lits, c
         if skipped is not None and known.definite:  # a later pass found the path with a barrier
             known.definite, known.skipped_barrier = False, skipped
         return
-    if id(prev.instr) not in flow.carried and _same_lane(prev, acc, one_lane):
+    if id(prev.instr) not in flow.carried and _same_lane(prev, acc, pairs.one_lane):
         return
-    kind, c = _ordered_conflict(prev, acc, lits, caller_pointers)
-    if not c or _moved_apart(prev, acc, flow, lits, caller_pointers, shifts):
+    kind, c = pairs.conflict(prev, acc)
+    if not c or _moved_apart(prev, acc, flow, pairs.lits, pairs.caller_pointers, pairs.shifts):
         return
-    if kind == "WAR" and flow.only_carried(id(prev.instr)) is None and claims.is_claim(prev, acc):
+    if kind == "WAR" and flow.only_carried(id(prev.instr)) is None and pairs.claims.is_claim(prev, acc):
         return  # a check-then-set claim of this iteration (claims.py: no outcome beyond lockstep's)
     writer, reader, definite = c
     hazards[key] = Hazard(prev, acc, kind, writer, reader, definite and skipped is None, skipped)
@@ -408,13 +496,13 @@ class _Shifts:
 
 @dataclass(frozen=True)
 class _Frozen:
-    """A block's outgoing `_Flow`, compared between passes."""
+    """A block's outgoing `_Flow`, compared between passes (copies: never changed; dicts and
+    sets compare by content, whatever their order)."""
     pending: tuple
-    carried: frozenset  # of (instruction id, loop headers)
-    fresh: frozenset
-    fenced: frozenset  # of (instruction id, barrier)
-    skipped: frozenset  # of (instruction id, barrier)
-    loops_of: dict = field(default_factory=dict, compare=False)  # `carried` as a dict
+    carried: dict  # instruction id -> loop headers
+    fresh: set
+    fenced: dict  # instruction id -> barrier
+    skipped: dict  # instruction id -> barrier
     by_key: dict = field(default_factory=dict, compare=False)  # `pending` by instruction id
 
 
@@ -441,7 +529,7 @@ class _Flow:
         if header is None and not (self.pending or self.fenced or self.skipped):
             self._copy(state)  # the first edge in: the state as it is (most blocks have one)
             return
-        carried = state.loops_of
+        carried = state.carried
         for acc in state.pending:
             key = id(acc.instr)
             self.pending[key] = acc
@@ -457,7 +545,7 @@ class _Flow:
 
     def _copy(self, state: _Frozen) -> None:
         self.pending = dict(state.by_key)
-        self.carried = dict(state.loops_of)
+        self.carried = dict(state.carried)
         self.fresh = set(state.fresh)
         self.fenced = dict(state.fenced)
         self.skipped = dict(state.skipped)
@@ -502,24 +590,26 @@ class _Flow:
     def frozen(self) -> _Frozen:
         keys = self.pending.keys()
         carried = {k: v for k, v in self.carried.items() if k in keys}
-        return _Frozen(tuple(self.pending.values()), frozenset(carried.items()),
-                       frozenset(self.fresh & keys), frozenset(self.fenced.items()),
-                       frozenset(self.skipped.items()), carried, dict(self.pending))
+        return _Frozen(tuple(self.pending.values()), carried, self.fresh & keys, dict(self.fenced),
+                       dict(self.skipped), dict(self.pending))
 
 
-def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, position: dict):
+def _incoming(fa: FunctionAnalysis, b: int, out_state: dict, ins_b: list, divergent_at: dict):
     """The `_Flow` at the start of block `b`, the pending accesses of each incoming path, and
-    whether lanes arrive by different paths."""
+    whether lanes arrive by different paths (`_divergent_merge`, remembered per block)."""
     flow = _Flow()
     incoming = []
-    for p in fa.cfg.preds(b):
-        if p not in out_state or not _taken(fa, p, b):
+    for p, back in ins_b:
+        state = out_state.get(p)
+        if state is None:
             continue
-        state = out_state[p]
         incoming.append(state.pending)
-        flow.join(state, b if position.get(p, -1) >= position[b] else None)
-    divergent = len(incoming) > 1 and _divergent_merge(fa, b)
+        flow.join(state, b if back else None)
+    divergent = False
     if len(incoming) > 1:
+        divergent = divergent_at.get(b)
+        if divergent is None:
+            divergent = divergent_at[b] = _divergent_merge(fa, b)
         flow.meet_paths(divergent)
     return flow, incoming, divergent
 

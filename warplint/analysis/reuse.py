@@ -4,42 +4,123 @@ functions, instruction for instruction (nccl's collective headers: 279 of 302). 
 inlined body and module facts are those of one analysed for another text of the file takes that
 analysis (a copy with its own notes: the checks add theirs per target) instead of a second one.
 
-The key holds everything the analysis reads: the function with its calls inlined (every field
+`key` holds everything the analysis reads: the function with its calls inlined (every field
 of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
 dataclasses), the module's state spaces and local fields as they are when it is analysed, and the function
 as written (`any_arguments` analyses it with a prologue that passes varying arguments: the two
-copies share that analysis).  The options are those of one file's run."""
+copies share that analysis).  The options are those of one file's run.  `key_as_written` (the
+one used) stands for it without inlining: the function as written and every function it can
+reach by a name its instructions hold, each function's part found once (inlining is a function
+of those); equal keys as written mean equal keys (tests/test_analysis_reuse.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+from .inline import MAX_DEPTH
 
 
 class Analyses:
-    """The analyses of one file's texts, by key (`key`)."""
+    """The analyses of one file's texts, by key (`key`, `key_as_written`)."""
 
     def __init__(self):
-        self._by_key: dict[tuple, tuple] = {}  # key -> (analysis, its notes when made)
+        self._by_key: dict = {}  # key -> (analysis, its notes when made, the functions inlined)
+        self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
+        self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
+        self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
 
-    def get(self, key: tuple):
+    def get(self, key):
         """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
+        return self.take(key)[0]
+
+    def take(self, key) -> tuple:
+        """(`get(key)`, the functions inlined into it: [(name, index among the functions of that
+        name)]); (None, None) where none is kept."""
         kept = self._by_key.get(key)
         if kept is None:
-            return None
-        fa, notes = kept
-        return replace(fa, notes=list(notes))
+            return None, None
+        fa, notes, inlined = kept
+        return replace(fa, notes=list(notes)), inlined
 
-    def put(self, key: tuple, fa) -> None:
-        self._by_key.setdefault(key, (fa, tuple(fa.notes)))
+    def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
+        self._by_key.setdefault(key, (fa, tuple(fa.notes), list(inlined)))
+
+    def function_key(self, fn) -> "_Key":
+        """`_function_key(fn)` (its hash found once), found once per function."""
+        kept = self._keys.get(id(fn))
+        if kept is None or kept[0] is not fn:
+            kept = self._keys[id(fn)] = (fn, _Key(_function_key(fn)))
+        return kept[1]
+
+    def odd_names(self, table: dict) -> bool:
+        """Does a function of `table` have a name with `@` (see `key_as_written`)?"""
+        kept = self._odd.get(id(table))
+        if kept is None or kept[0] is not table:
+            kept = self._odd[id(table)] = (table, any("@" in name for name in table))
+        return kept[1]
+
+    def names(self, fn) -> frozenset:
+        """Every symbol that an operand of `fn` names (the callees among them)."""
+        kept = self._names.get(id(fn))
+        if kept is None or kept[0] is not fn:
+            found: set[str] = set()
+            for i in fn.body:
+                if isinstance(i, Instr):
+                    for o in i.srcs + i.dests:
+                        _symbols(o, found)
+            kept = self._names[id(fn)] = (fn, frozenset(found))
+        return kept[1]
 
 
-def key(fn, inlined, module) -> tuple:
+def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
+    """What analysing `fn` in `module` reads, from the functions as written: `fn` and every
+    function of each name that it or they name, down to the depth that inlining reaches
+    (inlining reads nothing more: its result is that of `key`'s inlined function), with the
+    module's facts.  None where a function's name could
+    be one that inlining makes (`@`: an inlined copy's labels and registers)."""
+    if reuse.odd_names(table):
+        return None
+    names, level = set(), [fn]
+    for depth in range(MAX_DEPTH + 1):  # (inlining reads the bodies of callees MAX_DEPTH calls deep)
+        found = set().union(*map(reuse.names, level)) - names
+        names |= found
+        level = [f for name in found for f in table.get(name, ())] if depth < MAX_DEPTH else []
+    callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
+    return _Key((module.language, reuse.function_key(fn), callees, frozenset(module.state_spaces.items()),
+                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+
+
+def _symbols(o, found: set) -> None:
+    if isinstance(o, Sym):
+        found.add(o.name)
+    elif isinstance(o, Addr):
+        _symbols(o.base, found)
+    elif isinstance(o, Vec):
+        for item in o.items:
+            _symbols(item, found)
+
+
+def key(fn, inlined, module) -> "_Key":
     """What analysing `fn` in `module` reads: `inlined` (`fn` with its calls inlined), and `fn`
     itself (`any_arguments` analyses it with a prologue)."""
-    return (module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
-            frozenset(module.state_spaces.items()),
-            frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items()))
+    return _Key((module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
+                 frozenset(module.state_spaces.items()),
+                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+
+
+class _Key:
+    """A key's tuple with its hash found once (a function's key holds every instruction)."""
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
+        self.hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Key) and self.hash == other.hash and self.parts == other.parts
 
 
 def _function_key(fn) -> tuple:

@@ -1,0 +1,67 @@
+"""The hazard search's shortcuts (issue 17) find what the long way finds: a block where nothing
+happens passes its one incoming state on (not a copy), and what one search asks of a pair of
+accesses (whether they are compared, whether they conflict) is answered once."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warplint.analysis import memory
+from warplint.options import Options
+from warplint.pipeline import lint_text
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+RACE_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".ptx") and "WL007" in p.read_text())
+
+
+def _found(path: Path) -> list[tuple]:
+    result = lint_text(path.read_text(), str(path), Options(targets=["sm_70"]))
+    out = []
+    for fa in result.analyses:
+        for h in memory.find_hazards(fa):
+            skipped = h.skipped_barrier.loc.line if h.skipped_barrier is not None else None
+            out.append((fa.function.name, h.first.instr.loc.line, h.second.instr.loc.line, h.kind,
+                        h.writer, h.reader, h.definite, skipped))
+        out.append((fa.function.name, tuple(fa.notes)))
+    return out
+
+
+def _long_way(monkeypatch) -> None:
+    monkeypatch.setattr(memory, "_passes_through", lambda ins_b, run: False)
+
+    def partners(self, acc):
+        return frozenset(id(p.instr) for p in self.by_instr.values()
+                         if memory._base(p) == memory._base(acc) and memory._may_race(p, acc)
+                         and not memory._exclusive(p, acc, self.lits, self.in_loop))
+    monkeypatch.setattr(memory._Pairs, "partners", partners)
+    monkeypatch.setattr(memory._Pairs, "conflict",
+                        lambda self, a, b: memory._ordered_conflict(a, b, self.lits, self.caller_pointers))
+
+
+@pytest.mark.parametrize("path", RACE_FIXTURES, ids=lambda p: p.name)
+def test_shortcuts_find_what_the_long_way_finds(path, monkeypatch):
+    assert RACE_FIXTURES
+    short = _found(path)
+    _long_way(monkeypatch)
+    assert short == _found(path)
+
+
+def test_shortcuts_past_the_work_bound(monkeypatch):
+    """A function past MAX_PENDING accesses, with branches and a loop: the same races and note."""
+    body = "".join(f"  if (in[{k}] > 0) out[threadIdx.x + {32 * k}] = s[threadIdx.x ^ {k % 3 + 1}];\n"
+                   f"  s[threadIdx.x] = in[{k}];\n" for k in range(memory.MAX_PENDING // 2 + 4))
+    src = ("__global__ void k(float *out, const float *in, int n) {\n  __shared__ float s[64];\n"
+           "  for (int i = 0; i < n; i++) {\n" + body + "  }\n}\n")
+    path = Path("k.cu")
+    result = lint_text(src, str(path), Options(targets=["sm_70"]))
+    assert any(memory.PENDING_NOTE in d.message for d in result.diagnostics)
+
+    def found():
+        r = lint_text(src, str(path), Options(targets=["sm_70"]))
+        return [(f.rule_id, f.loc.line, f.message, f.certainty) for f in r.findings], \
+            [d.message for d in r.diagnostics]
+    short = found()
+    _long_way(monkeypatch)
+    assert short == found()
+    assert short[0]
