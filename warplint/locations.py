@@ -25,6 +25,7 @@ def slot_init(cls):
     exec(source, scope)  # noqa: S102 (names from the class's own fields)
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {**{f.name: f.type for f in fields(cls)}, "return": None}
     cls.__init__ = init
     return cls
 
