@@ -28,9 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from .locations import Diagnostic, Loc  # noqa: F401 (their home; re-exported)
+from .locations import Diagnostic, Loc, slot_init  # noqa: F401 (their home; re-exported)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Reg:
     name: str
@@ -39,6 +40,7 @@ class Reg:
         return self.name
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Imm:
     value: int | float
@@ -47,6 +49,7 @@ class Imm:
         return hex(self.value) if isinstance(self.value, int) and self.value > 9 else str(self.value)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Sym:
     name: str
@@ -55,6 +58,7 @@ class Sym:
         return self.name
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Addr:
     base: Union[Reg, Sym, None]
@@ -66,6 +70,7 @@ class Addr:
         return f"[{self.base}+{self.offset}]" if self.offset else f"[{self.base}]"
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Vec:
     items: tuple
@@ -93,7 +98,23 @@ def map_operand(o: Operand, reg, sym) -> Operand:
     return o
 
 
-@dataclass(slots=True, eq=False)
+_NO_NEGATED: frozenset = frozenset()
+_OPCODE_PARTS: dict[str, tuple[str, tuple]] = {}  # opcode -> (op, mods): one split per opcode
+_OPCODE_PARTS_MAX = 4096  # bounded (a fuzzed input may name any number of opcodes)
+
+
+def opcode_parts(opcode: str) -> tuple[str, tuple]:
+    """`shfl.sync.bfly.b32` -> ("shfl", ("sync", "bfly", "b32")), remembered."""
+    parts = _OPCODE_PARTS.get(opcode)
+    if parts is None:
+        if len(_OPCODE_PARTS) >= _OPCODE_PARTS_MAX:
+            _OPCODE_PARTS.clear()
+        split = opcode.split(".")
+        parts = _OPCODE_PARTS[opcode] = (split[0], tuple(split[1:]))
+    return parts
+
+
+@dataclass(slots=True, eq=False, init=False)
 class Instr:
     opcode: str
     dests: tuple = ()
@@ -102,16 +123,27 @@ class Instr:
     guard: tuple[str, bool] | None = None
     raw_loc: Loc | None = None
     text: str = ""  # the construct as written (PTX instruction text, CUDA call name)
-    negated: frozenset = frozenset()  # indices into srcs written as `!%p`
+    negated: frozenset = _NO_NEGATED  # indices into srcs written as `!%p`
     from_cuda: bool = False  # lowered from CUDA-C (operands encode the call's arguments), not PTX
     frames: tuple = ()  # PTX `.loc ... inlined_at`: ((Loc, function_name label), ...) innermost first
     op: str = field(init=False, repr=False, compare=False)  # base opcode: `shfl` for `shfl.sync.bfly.b32`
     mods: tuple = field(init=False, repr=False, compare=False)  # ("sync", "bfly", "b32")
 
-    def __post_init__(self):
-        parts = self.opcode.split(".")
-        self.op = parts[0]
-        self.mods = tuple(parts[1:])
+    # the dataclass's own `__init__` less its `__post_init__` call, `op` / `mods` from the memo
+    def __init__(self, opcode: str, dests: tuple = (), srcs: tuple = (), loc: Loc = None,  # type: ignore[assignment]
+                 guard: tuple[str, bool] | None = None, raw_loc: Loc | None = None, text: str = "",
+                 negated: frozenset = _NO_NEGATED, from_cuda: bool = False, frames: tuple = ()) -> None:
+        self.opcode = opcode
+        self.dests = dests
+        self.srcs = srcs
+        self.loc = loc
+        self.guard = guard
+        self.raw_loc = raw_loc
+        self.text = text
+        self.negated = negated
+        self.from_cuda = from_cuda
+        self.frames = frames
+        self.op, self.mods = _OPCODE_PARTS.get(opcode) or opcode_parts(opcode)
 
     def __repr__(self) -> str:
         g = f"@{'!' if self.guard[1] else ''}{self.guard[0]} " if self.guard else ""

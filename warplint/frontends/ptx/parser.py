@@ -1018,11 +1018,12 @@ class _Parser:
         info = _OPCODE_INFO.get(opcode)
         base, label_ops, may_write = info if info is not None else _opcode_info(opcode)
         if len(parts) == 1:
-            ops: list = []
+            ops: tuple = ()
             first_group = 0
         elif len(scopes) > 1 or statements:
-            ops, first_group = self.fast_operand_groups(parts[1], start, scopes, fn_regs, statements,
-                                                        label_ops)
+            group_ops, first_group = self.fast_operand_groups(parts[1], start, scopes, fn_regs,
+                                                              statements, label_ops)
+            ops = tuple(group_ops)
         else:
             # function scope: operands by their text as written (` %r5`), remembered per function
             rest = parts[1]
@@ -1032,10 +1033,10 @@ class _Parser:
             else:
                 first_group = 1
                 texts = rest.split(",")
-            ops = list(map(self.fast_cache.get, texts))
+            ops = tuple(map(self.fast_cache.get, texts))
             if not all(ops):
-                ops = [op or self.fast_operand(t, start, scopes, fn_regs, label_ops)
-                       for op, t in zip(ops, texts)]
+                ops = tuple([op or self.fast_operand(t, start, scopes, fn_regs, label_ops)
+                             for op, t in zip(ops, texts)])
         if base == "call":
             self.finish(opcode, base, label_ops, may_write, ops, None, first_group, start,
                         start + len(raw), raw, guard, out, scopes, label_scope_ids, branch_fixups)
@@ -1047,11 +1048,11 @@ class _Parser:
             col += self.col_off
         ln += self.line_off
         if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
-            dests = tuple(ops[:first_group])
-            srcs = tuple(ops[first_group:])
+            dests = ops[:first_group]
+            srcs = ops[first_group:]
         else:
             dests = ()
-            srcs = tuple(ops)
+            srcs = ops
         ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, ln, col + len(raw) + 1), guard, None, raw,
                     _EMPTY)
         out.append(ins)
