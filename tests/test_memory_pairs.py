@@ -15,7 +15,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RACE_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".ptx") and "WL007" in p.read_text())
 
 
-def _hazards(path: Path) -> list[tuple]:
+def _hazards(path: Path, notes: bool = False) -> list[tuple]:
+    """Every hazard of the fixture's analyses (and, with `notes`, each analysis's notes)."""
     result = lint_text(path.read_text(), str(path), Options(targets=["sm_70"]))
     out = []
     for fa in result.analyses:
@@ -23,6 +24,8 @@ def _hazards(path: Path) -> list[tuple]:
             skipped = h.skipped_barrier.loc.line if h.skipped_barrier is not None else None
             out.append((fa.function.name, h.first.instr.loc.line, h.second.instr.loc.line, h.kind,
                         h.writer, h.reader, h.definite, skipped))
+        if notes:
+            out.append((fa.function.name, tuple(fa.notes)))
     return out
 
 

@@ -7,24 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from test_memory_pairs import RACE_FIXTURES, _hazards
+
 from warplint.analysis import memory
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-RACE_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".ptx") and "WL007" in p.read_text())
-
 
 def _found(path: Path) -> list[tuple]:
-    result = lint_text(path.read_text(), str(path), Options(targets=["sm_70"]))
-    out = []
-    for fa in result.analyses:
-        for h in memory.find_hazards(fa):
-            skipped = h.skipped_barrier.loc.line if h.skipped_barrier is not None else None
-            out.append((fa.function.name, h.first.instr.loc.line, h.second.instr.loc.line, h.kind,
-                        h.writer, h.reader, h.definite, skipped))
-        out.append((fa.function.name, tuple(fa.notes)))
-    return out
+    return _hazards(path, notes=True)
 
 
 def _long_way(monkeypatch) -> None:
