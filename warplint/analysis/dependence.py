@@ -62,6 +62,9 @@ class ControlDependence:
         self.loop_exits = loop_exits(cfg)
         self.ends = can_end_normally(cfg)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
+        self._edge_lanes: dict[tuple[int, int], tuple] = {}  # edge -> (block lanes, condition, their and)
+        self._only_aborts: dict[tuple[int, int], bool] = {}
+        self._branch_sides: dict[int, tuple] = {}  # branch block -> (lanes taking it, its edges' conditions)
         self.implications: Implications | None = None  # made with the first edge conditions
 
     def deps(self, b: int) -> int:
@@ -69,11 +72,21 @@ class ControlDependence:
 
     def edge_lanes(self, masks: dict[int, LaneSet], p: int, b: int) -> LaneSet:
         """The lanes that go from `p` to `b`."""
-        m = masks.get(p)
+        lanes = self._taking(masks.get(p), p, b)
+        return FULL_SET if lanes is None else lanes
+
+    def _taking(self, m: LaneSet | None, p: int, b: int) -> LaneSet | None:
+        """`m` (the lanes of `p`) and the condition of `p -> b`, None where either is unknown;
+        kept per edge while both are the very same sets (the fixpoint asks again and again)."""
         c = self.edge_cond.get((p, b))
         if m is None or c is None:
-            return FULL_SET
-        return m.and_(c)
+            return None
+        kept = self._edge_lanes.get((p, b))
+        if kept is not None and kept[0] is m and kept[1] is c:
+            return kept[2]
+        lanes = m.and_(c)
+        self._edge_lanes[(p, b)] = (m, c, lanes)
+        return lanes
 
     def block_lanes(self, masks: dict[int, LaneSet], b: int, cheap: bool) -> LaneSet:
         """Lanes of block `b`: from its forward control dependences (a branch before it in
@@ -126,7 +139,14 @@ class ControlDependence:
         mx, cond = masks.get(x), self.edge_cond.get((x, s))
         if mx is None or cond is None:
             return None
-        return mx if only_aborts(self.cfg, x, s, self.ends) else mx.and_(cond)
+        return mx if self._aborts_elsewhere(x, s) else self._taking(mx, x, s)
+
+    def _aborts_elsewhere(self, x: int, s: int) -> bool:
+        """`only_aborts` for this CFG, once per edge."""
+        known = self._only_aborts.get((x, s))
+        if known is None:
+            known = self._only_aborts[(x, s)] = only_aborts(self.cfg, x, s, self.ends)
+        return known
 
     def _entered_if_all_exits_meet(self, masks: dict[int, LaneSet], b: int, x: int, s: int,
                                    seen: dict) -> LaneSet | None:
@@ -162,12 +182,8 @@ class ControlDependence:
         return LaneSet.union(parts)
 
     def _any_dependence(self, masks: dict[int, LaneSet], deps) -> LaneSet:
-        parts = []
-        for x, s in deps:
-            mx, cond = masks.get(x), self.edge_cond.get((x, s))
-            if mx is not None and cond is not None:
-                parts.append(mx.and_(cond))
-        return LaneSet.union(parts)
+        parts = [self._taking(masks.get(x), x, s) for x, s in deps]
+        return LaneSet.union([p for p in parts if p is not None])
 
     def _still_iterating(self, stay: list) -> LaneSet:
         header = stay[0][0]
@@ -196,6 +212,12 @@ class ControlDependence:
 
     def _guarded_branch(self, ev: Evaluator, b: int, term, v) -> dict:
         taken = ev.pred_lanes(v, term.guard[0], term.loc) if v is not None else FULL_SET
+        kept = self._branch_sides.get(b)  # the same condition as last time: the same sides
+        if kept is None or not (kept[0] is taken or len(taken.cubes) <= 1 and kept[0] == taken):
+            kept = self._branch_sides[b] = (taken, self._sides(b, term, taken))
+        return kept[1]
+
+    def _sides(self, b: int, term, taken: LaneSet) -> dict:
         if term.guard[1]:
             taken = negate(taken, self.lits, ("neg", b))
         fall = negate(taken, self.lits, ("fall", b))

@@ -90,8 +90,12 @@ class Joins:
         edge (`join`); round it, only what the loop writes (`loop_writes`) can change."""
         if not incoming:
             return {}
-        if len(incoming) == 1 and incoming[0].lanes == lanes:
-            return dict(incoming[0].env)
+        if len(incoming) == 1 and (not incoming[0].back or incoming[0].lanes == lanes):
+            return dict(incoming[0].env)  # (one forward edge: nothing differs, whatever its lanes)
+        return self.merge(block, incoming, loop_writes)
+
+    def merge(self, block: int, incoming: list[Incoming], loop_writes: set | None) -> dict:
+        """`environments` the long way (any number of edges)."""
         forward = [i for i in incoming if not i.back]
         whole = self.lane_part(LaneSet.union([i.lanes for i in forward]))  # (the lanes back edges
         divergent = any(self.lane_part(i.lanes) != whole for i in forward)  # bring are among these)
