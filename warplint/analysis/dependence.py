@@ -64,6 +64,9 @@ class ControlDependence:
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
         self._edge_lanes: dict[tuple[int, int], tuple] = {}  # edge -> (block lanes, condition, their and)
         self._only_aborts: dict[tuple[int, int], bool] = {}
+        self._kinds: dict[int, list] = {}  # block -> its control dependences, each marked round a loop or not
+        self._meeting: dict[tuple[int, int, int], int | None] = {}  # (block, exit edge) -> loop header
+        self._applied: dict[int, dict] = {}  # branch block -> the conditions last put in `edge_cond`
         self._branch_sides: dict[int, tuple] = {}  # branch block -> (lanes taking it, its edges' conditions)
         self.implications: Implications | None = None  # made with the first edge conditions
 
@@ -105,9 +108,8 @@ class ControlDependence:
             return unknown_subset(self.entry_mask, UnknownLanes(-1, b))
         fwd = [self.entry_mask] if b in self.on_entry_path else []  # lanes from forward edges
         stay = []  # (loop header, condition to stay in the loop) that differs between lanes
-        index = self.rpo_index
         seen: dict = {}
-        for x, s in deps:
+        for x, s, round_loop in self._dependences(b):
             entered = self._entered_if_all_exits_meet(masks, b, x, s, seen)
             if entered is not None:  # every lane that enters the loop gets here
                 fwd.append(entered)
@@ -115,7 +117,7 @@ class ControlDependence:
             cond = self.edge_cond.get((x, s))
             if cond is None:
                 continue
-            if x == b or index.get(s, 0) <= index.get(x, 0):  # own exit test, or a back edge
+            if round_loop:  # own exit test, or a back edge
                 if any(self.lits[l].kind != "uniform" for l in cond.lits):
                     stay.append((s, cond))
                 continue
@@ -128,6 +130,15 @@ class ControlDependence:
         if fwd.is_empty():  # only reached round a loop (irreducible flow): be conservative
             return self._any_dependence(masks, deps)
         return fwd.and_(self._still_iterating(stay))
+
+    def _dependences(self, b: int) -> list[tuple[int, int, bool]]:
+        """`b`'s control dependences (x, s), each with whether it is `b`'s own exit test or a
+        back edge (once per block: the CFG decides)."""
+        known = self._kinds.get(b)
+        if known is None:
+            index = self.rpo_index
+            known = self._kinds[b] = [(x, s, x == b or index.get(s, 0) <= index.get(x, 0)) for x, s in self.cd[b]]
+        return known
 
     def _lanes_through(self, masks: dict[int, LaneSet], b: int, x: int, s: int, seen: dict) -> LaneSet | None:
         """The lanes that reach `b` through its forward control dependence on `x -> s`: those
@@ -156,16 +167,27 @@ class ControlDependence:
         it leaves (a spin loop left on `__all_sync`, beside a timeout that traps).  The lanes
         entering are found the same way, so that a loop after such a loop is entered by all
         the lanes that entered the first (`seen`: the answer per loop header, for this block)."""
-        exit_of = self.loop_exits.get((x, s))
-        if exit_of is None:
-            return None
-        header, targets = exit_of
-        post = self.cfg.postdominates
-        if EXIT in targets or not all(post(b, t) for t in targets):
+        header = self._loop_all_exits_meet(b, x, s)
+        if header is None:
             return None
         if header not in seen:
             seen[header] = self._entry_lanes_of_loop(masks, header, seen)
         return seen[header]
+
+    def _loop_all_exits_meet(self, b: int, x: int, s: int) -> int | None:
+        """The header of the loop that `x -> s` leaves, when `b` post-dominates every block it
+        exits to (once per block and edge: the CFG decides)."""
+        key = (b, x, s)
+        if key in self._meeting:
+            return self._meeting[key]
+        header = None
+        exit_of = self.loop_exits.get((x, s))
+        if exit_of is not None:
+            post = self.cfg.postdominates
+            if EXIT not in exit_of[1] and all(post(b, t) for t in exit_of[1]):
+                header = exit_of[0]
+        self._meeting[key] = header
+        return header
 
     def _entry_lanes_of_loop(self, masks: dict[int, LaneSet], header: int, seen: dict) -> LaneSet | None:
         """The lanes that come into the loop at `header` (from before it, not round it)."""
@@ -199,15 +221,18 @@ class ControlDependence:
             self.implications = Implications(self.lits, ev.terms)
         succs = cfg.succs(b)
         if len(succs) < 2:
-            new = {(b, s): FULL_SET for s in succs}
+            new = self._applied.get(b) or {(b, s): FULL_SET for s in succs}
         else:
             term = cfg.blocks[b].terminator
             if term is not None and term.guard is not None:
                 new = self._guarded_branch(ev, b, term, branch_value)
             else:
                 new = self._indexed_branch(b, term, branch_value)
+        if self._applied.get(b) is new:  # the very conditions in place (nothing else writes them)
+            return False
         changed = any(self.edge_cond.get(e) != c for e, c in new.items())
         self.edge_cond.update(new)
+        self._applied[b] = new
         return changed
 
     def _guarded_branch(self, ev: Evaluator, b: int, term, v) -> dict:
