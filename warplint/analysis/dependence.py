@@ -238,7 +238,7 @@ class ControlDependence:
     def _guarded_branch(self, ev: Evaluator, b: int, term, v) -> dict:
         taken = ev.pred_lanes(v, term.guard[0], term.loc) if v is not None else FULL_SET
         kept = self._branch_sides.get(b)  # the same condition as last time: the same sides
-        if kept is None or not (kept[0] is taken or len(taken.cubes) <= 1 and kept[0] == taken):
+        if kept is None or not same_order(kept[0], taken):
             kept = self._branch_sides[b] = (taken, self._sides(b, term, taken))
         return kept[1]
 
@@ -258,6 +258,13 @@ class ControlDependence:
                                 "indirect branch target", term.loc if term else None)
             out[(b, s)] = LaneSet.lit(lit)
         return out
+
+
+def same_order(a: LaneSet, b: LaneSet) -> bool:
+    """Are two sets equal, listing their cubes in the same order?  Then what is computed from
+    one is what would be computed from the other (equal frozensets may iterate differently,
+    and simplifying can depend on the order)."""
+    return a.cubes is b.cubes or a == b and tuple(a.cubes) == tuple(b.cubes)
 
 
 def _dependents(cd: dict) -> dict[int, list[int]]:

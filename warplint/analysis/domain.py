@@ -105,8 +105,9 @@ class Joins:
                         for i in incoming]
         out, differing = self._union(incoming, divergent)
         forward = [i for i in incoming if not i.back] or incoming
+        round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
         for k in differing:
-            out[k] = self._meet(block, k, incoming, forward, divergent)
+            out[k] = self._meet(MergePoint(self.cfg_id, block, k), incoming, forward, divergent, round_loop)
         return out
 
     @staticmethod
@@ -128,11 +129,11 @@ class Joins:
                     differing.add(k)
         return out, differing
 
-    def _meet(self, block: int, k, incoming: list[Incoming], forward: list[Incoming], divergent: bool):
+    def _meet(self, point: MergePoint, incoming: list[Incoming], forward: list[Incoming], divergent: bool,
+              round_loop: bool):
         """One register's value where the environments meet."""
-        point = self.point(block, k)
+        k = point.reg
         merged = None
-        round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
         if divergent and self._chosen_by_warps(k, forward):
             divergent = False
         if not divergent and not round_loop:
