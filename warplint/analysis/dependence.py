@@ -59,8 +59,8 @@ class ControlDependence:
         self.cd = cfg.control_dependence  # block -> [(branch block, successor)]
         self.dependents = _dependents(self.cd)
         self.on_entry_path = _postdominators_of_entry(cfg)
-        self.loop_exits = loop_exits(cfg)
         self.ends = can_end_normally(cfg)
+        self.loop_exits = loop_exits(cfg, self.ends)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
         self._edge_lanes: dict[tuple[int, int], tuple] = {}  # edge -> (block lanes, condition, their and)
         self._only_aborts: dict[tuple[int, int], bool] = {}
@@ -287,11 +287,11 @@ def _postdominators_of_entry(cfg: CFG) -> set[int]:
     return out
 
 
-def loop_exits(cfg: CFG) -> dict[tuple[int, int], tuple[int, frozenset]]:
+def loop_exits(cfg: CFG, ends: set[int] | None = None) -> dict[tuple[int, int], tuple[int, frozenset]]:
     """Loop exit edge -> (loop header, the blocks the loop exits to), for the exits from which
     the function can still end normally (not only by aborting the grid with `trap`).  The
-    innermost loop wins where an edge leaves several."""
-    ends = can_end_normally(cfg)
+    innermost loop wins where an edge leaves several.  `ends`: `can_end_normally(cfg)`, when known."""
+    ends = can_end_normally(cfg) if ends is None else ends
     out: dict[tuple[int, int], tuple[int, frozenset]] = {}
     for header, body in cfg.loops.items():
         kept = [(u, v) for u in body for v in cfg.succs(u)
