@@ -185,10 +185,10 @@ class Joins:
             return self._merge_exact(point, vals, exacts)
         if all(isinstance(v, Pred) or v is None for v in vals):
             return self._merge_predicates(point, vals, masks)
-        return Unk(self.terms.get(point, f"{point.reg} (merged)"))
+        return Unk(self.terms.merged(point))
 
     def _merge_exact(self, point: MergePoint, vals: list, exacts: list[int]):
-        term = self.terms.get(point, f"{point.reg} (merged)")
+        term = self.terms.merged(point)
         lanes = [None] * 32
         for v, e in zip(vals, exacts):
             if v is None:
@@ -207,7 +207,7 @@ class Joins:
         vals = [i.env.get(k) for i in incoming]
         if not all(isinstance(v, Pred) for v in vals):
             return None
-        self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        self.terms.merged(point)  # named in the same order as other merges
         return self._exact_predicates(vals, [i.lanes for i in incoming])
 
     @staticmethod
@@ -224,7 +224,7 @@ class Joins:
         return None
 
     def _merge_predicates(self, point: MergePoint, vals: list, masks: list[LaneSet]):
-        self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        self.terms.merged(point)  # named in the same order as other merges
         exact = self._exact_predicates(vals, masks)
         if exact is not None:
             return exact
@@ -234,7 +234,7 @@ class Joins:
     def join(self, point: MergePoint, a, v, round_loop: bool = False):
         """The least upper bound of two values that whole warps take (a uniform choice);
         `round_loop`: at a loop header, one of them comes round the loop."""
-        t = self.terms.get(point, f"{point.reg} (merged)")
+        t = self.terms.merged(point)
         if isinstance(a, Aff) and isinstance(v, Aff):
             return self._join_affine(point, t, a, v, round_loop)
         if is_uniform(a) and is_uniform(v) and not isinstance(a, Pred):
