@@ -59,9 +59,15 @@ class ControlDependence:
         self.cd = cfg.control_dependence  # block -> [(branch block, successor)]
         self.dependents = _dependents(self.cd)
         self.on_entry_path = _postdominators_of_entry(cfg)
-        self.loop_exits = loop_exits(cfg)
         self.ends = can_end_normally(cfg)
+        self.loop_exits = loop_exits(cfg, self.ends)
         self.edge_cond: dict[tuple[int, int], LaneSet] = {}
+        self._edge_lanes: dict[tuple[int, int], tuple] = {}  # edge -> (block lanes, condition, their and)
+        self._only_aborts: dict[tuple[int, int], bool] = {}
+        self._kinds: dict[int, list] = {}  # block -> its control dependences, each marked round a loop or not
+        self._meeting: dict[tuple[int, int, int], int | None] = {}  # (block, exit edge) -> loop header
+        self._applied: dict[int, dict] = {}  # branch block -> the conditions last put in `edge_cond`
+        self._branch_sides: dict[int, tuple] = {}  # branch block -> (lanes taking it, its edges' conditions)
         self.implications: Implications | None = None  # made with the first edge conditions
 
     def deps(self, b: int) -> int:
@@ -69,11 +75,21 @@ class ControlDependence:
 
     def edge_lanes(self, masks: dict[int, LaneSet], p: int, b: int) -> LaneSet:
         """The lanes that go from `p` to `b`."""
-        m = masks.get(p)
+        lanes = self._taking(masks.get(p), p, b)
+        return FULL_SET if lanes is None else lanes
+
+    def _taking(self, m: LaneSet | None, p: int, b: int) -> LaneSet | None:
+        """`m` (the lanes of `p`) and the condition of `p -> b`, None where either is unknown;
+        kept per edge while both are the very same sets (the fixpoint asks again and again)."""
         c = self.edge_cond.get((p, b))
         if m is None or c is None:
-            return FULL_SET
-        return m.and_(c)
+            return None
+        kept = self._edge_lanes.get((p, b))
+        if kept is not None and kept[0] is m and kept[1] is c:
+            return kept[2]
+        lanes = m.and_(c)
+        self._edge_lanes[(p, b)] = (m, c, lanes)
+        return lanes
 
     def block_lanes(self, masks: dict[int, LaneSet], b: int, cheap: bool) -> LaneSet:
         """Lanes of block `b`: from its forward control dependences (a branch before it in
@@ -92,9 +108,8 @@ class ControlDependence:
             return unknown_subset(self.entry_mask, UnknownLanes(-1, b))
         fwd = [self.entry_mask] if b in self.on_entry_path else []  # lanes from forward edges
         stay = []  # (loop header, condition to stay in the loop) that differs between lanes
-        index = self.rpo_index
         seen: dict = {}
-        for x, s in deps:
+        for x, s, round_loop in self._dependences(b):
             entered = self._entered_if_all_exits_meet(masks, b, x, s, seen)
             if entered is not None:  # every lane that enters the loop gets here
                 fwd.append(entered)
@@ -102,7 +117,7 @@ class ControlDependence:
             cond = self.edge_cond.get((x, s))
             if cond is None:
                 continue
-            if x == b or index.get(s, 0) <= index.get(x, 0):  # own exit test, or a back edge
+            if round_loop:  # own exit test, or a back edge
                 if any(self.lits[l].kind != "uniform" for l in cond.lits):
                     stay.append((s, cond))
                 continue
@@ -116,6 +131,15 @@ class ControlDependence:
             return self._any_dependence(masks, deps)
         return fwd.and_(self._still_iterating(stay))
 
+    def _dependences(self, b: int) -> list[tuple[int, int, bool]]:
+        """`b`'s control dependences (x, s), each with whether it is `b`'s own exit test or a
+        back edge (once per block: the CFG decides)."""
+        known = self._kinds.get(b)
+        if known is None:
+            index = self.rpo_index
+            known = self._kinds[b] = [(x, s, x == b or index.get(s, 0) <= index.get(x, 0)) for x, s in self.cd[b]]
+        return known
+
     def _lanes_through(self, masks: dict[int, LaneSet], b: int, x: int, s: int, seen: dict) -> LaneSet | None:
         """The lanes that reach `b` through its forward control dependence on `x -> s`: those
         that enter the loop the edge leaves, when all of them get to `b`; else the lanes of `x`
@@ -126,7 +150,14 @@ class ControlDependence:
         mx, cond = masks.get(x), self.edge_cond.get((x, s))
         if mx is None or cond is None:
             return None
-        return mx if only_aborts(self.cfg, x, s, self.ends) else mx.and_(cond)
+        return mx if self._aborts_elsewhere(x, s) else self._taking(mx, x, s)
+
+    def _aborts_elsewhere(self, x: int, s: int) -> bool:
+        """`only_aborts` for this CFG, once per edge."""
+        known = self._only_aborts.get((x, s))
+        if known is None:
+            known = self._only_aborts[(x, s)] = only_aborts(self.cfg, x, s, self.ends)
+        return known
 
     def _entered_if_all_exits_meet(self, masks: dict[int, LaneSet], b: int, x: int, s: int,
                                    seen: dict) -> LaneSet | None:
@@ -136,16 +167,27 @@ class ControlDependence:
         it leaves (a spin loop left on `__all_sync`, beside a timeout that traps).  The lanes
         entering are found the same way, so that a loop after such a loop is entered by all
         the lanes that entered the first (`seen`: the answer per loop header, for this block)."""
-        exit_of = self.loop_exits.get((x, s))
-        if exit_of is None:
-            return None
-        header, targets = exit_of
-        post = self.cfg.postdominates
-        if EXIT in targets or not all(post(b, t) for t in targets):
+        header = self._loop_all_exits_meet(b, x, s)
+        if header is None:
             return None
         if header not in seen:
             seen[header] = self._entry_lanes_of_loop(masks, header, seen)
         return seen[header]
+
+    def _loop_all_exits_meet(self, b: int, x: int, s: int) -> int | None:
+        """The header of the loop that `x -> s` leaves, when `b` post-dominates every block it
+        exits to (once per block and edge: the CFG decides)."""
+        key = (b, x, s)
+        if key in self._meeting:
+            return self._meeting[key]
+        header = None
+        exit_of = self.loop_exits.get((x, s))
+        if exit_of is not None:
+            post = self.cfg.postdominates
+            if EXIT not in exit_of[1] and all(post(b, t) for t in exit_of[1]):
+                header = exit_of[0]
+        self._meeting[key] = header
+        return header
 
     def _entry_lanes_of_loop(self, masks: dict[int, LaneSet], header: int, seen: dict) -> LaneSet | None:
         """The lanes that come into the loop at `header` (from before it, not round it)."""
@@ -162,12 +204,8 @@ class ControlDependence:
         return LaneSet.union(parts)
 
     def _any_dependence(self, masks: dict[int, LaneSet], deps) -> LaneSet:
-        parts = []
-        for x, s in deps:
-            mx, cond = masks.get(x), self.edge_cond.get((x, s))
-            if mx is not None and cond is not None:
-                parts.append(mx.and_(cond))
-        return LaneSet.union(parts)
+        parts = [self._taking(masks.get(x), x, s) for x, s in deps]
+        return LaneSet.union([p for p in parts if p is not None])
 
     def _still_iterating(self, stay: list) -> LaneSet:
         header = stay[0][0]
@@ -183,19 +221,28 @@ class ControlDependence:
             self.implications = Implications(self.lits, ev.terms)
         succs = cfg.succs(b)
         if len(succs) < 2:
-            new = {(b, s): FULL_SET for s in succs}
+            new = self._applied.get(b) or {(b, s): FULL_SET for s in succs}
         else:
             term = cfg.blocks[b].terminator
             if term is not None and term.guard is not None:
                 new = self._guarded_branch(ev, b, term, branch_value)
             else:
                 new = self._indexed_branch(b, term, branch_value)
+        if self._applied.get(b) is new:  # the very conditions in place (nothing else writes them)
+            return False
         changed = any(self.edge_cond.get(e) != c for e, c in new.items())
         self.edge_cond.update(new)
+        self._applied[b] = new
         return changed
 
     def _guarded_branch(self, ev: Evaluator, b: int, term, v) -> dict:
         taken = ev.pred_lanes(v, term.guard[0], term.loc) if v is not None else FULL_SET
+        kept = self._branch_sides.get(b)  # the same condition as last time: the same sides
+        if kept is None or not same_order(kept[0], taken):
+            kept = self._branch_sides[b] = (taken, self._sides(b, term, taken))
+        return kept[1]
+
+    def _sides(self, b: int, term, taken: LaneSet) -> dict:
         if term.guard[1]:
             taken = negate(taken, self.lits, ("neg", b))
         fall = negate(taken, self.lits, ("fall", b))
@@ -211,6 +258,13 @@ class ControlDependence:
                                 "indirect branch target", term.loc if term else None)
             out[(b, s)] = LaneSet.lit(lit)
         return out
+
+
+def same_order(a: LaneSet, b: LaneSet) -> bool:
+    """Are two sets equal, listing their cubes in the same order?  Then what is computed from
+    one is what would be computed from the other (equal frozensets may iterate differently,
+    and simplifying can depend on the order)."""
+    return a.cubes is b.cubes or a == b and tuple(a.cubes) == tuple(b.cubes)
 
 
 def _dependents(cd: dict) -> dict[int, list[int]]:
@@ -233,11 +287,11 @@ def _postdominators_of_entry(cfg: CFG) -> set[int]:
     return out
 
 
-def loop_exits(cfg: CFG) -> dict[tuple[int, int], tuple[int, frozenset]]:
+def loop_exits(cfg: CFG, ends: set[int] | None = None) -> dict[tuple[int, int], tuple[int, frozenset]]:
     """Loop exit edge -> (loop header, the blocks the loop exits to), for the exits from which
     the function can still end normally (not only by aborting the grid with `trap`).  The
-    innermost loop wins where an edge leaves several."""
-    ends = can_end_normally(cfg)
+    innermost loop wins where an edge leaves several.  `ends`: `can_end_normally(cfg)`, when known."""
+    ends = can_end_normally(cfg) if ends is None else ends
     out: dict[tuple[int, int], tuple[int, frozenset]] = {}
     for header, body in cfg.loops.items():
         kept = [(u, v) for u in body for v in cfg.succs(u)

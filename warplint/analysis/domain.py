@@ -90,8 +90,12 @@ class Joins:
         edge (`join`); round it, only what the loop writes (`loop_writes`) can change."""
         if not incoming:
             return {}
-        if len(incoming) == 1 and incoming[0].lanes == lanes:
-            return dict(incoming[0].env)
+        if len(incoming) == 1 and (not incoming[0].back or incoming[0].lanes == lanes):
+            return dict(incoming[0].env)  # (one forward edge: nothing differs, whatever its lanes)
+        return self.merge(block, incoming, loop_writes)
+
+    def merge(self, block: int, incoming: list[Incoming], loop_writes: set | None) -> dict:
+        """`environments` the long way (any number of edges)."""
         forward = [i for i in incoming if not i.back]
         whole = self.lane_part(LaneSet.union([i.lanes for i in forward]))  # (the lanes back edges
         divergent = any(self.lane_part(i.lanes) != whole for i in forward)  # bring are among these)
@@ -101,8 +105,9 @@ class Joins:
                         for i in incoming]
         out, differing = self._union(incoming, divergent)
         forward = [i for i in incoming if not i.back] or incoming
+        round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
         for k in differing:
-            out[k] = self._meet(block, k, incoming, forward, divergent)
+            out[k] = self._meet(MergePoint(self.cfg_id, block, k), incoming, forward, divergent, round_loop)
         return out
 
     @staticmethod
@@ -124,11 +129,11 @@ class Joins:
                     differing.add(k)
         return out, differing
 
-    def _meet(self, block: int, k, incoming: list[Incoming], forward: list[Incoming], divergent: bool):
+    def _meet(self, point: MergePoint, incoming: list[Incoming], forward: list[Incoming], divergent: bool,
+              round_loop: bool):
         """One register's value where the environments meet."""
-        point = self.point(block, k)
+        k = point.reg
         merged = None
-        round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
         if divergent and self._chosen_by_warps(k, forward):
             divergent = False
         if not divergent and not round_loop:
@@ -180,10 +185,10 @@ class Joins:
             return self._merge_exact(point, vals, exacts)
         if all(isinstance(v, Pred) or v is None for v in vals):
             return self._merge_predicates(point, vals, masks)
-        return Unk(self.terms.get(point, f"{point.reg} (merged)"))
+        return Unk(self.terms.merged(point))
 
     def _merge_exact(self, point: MergePoint, vals: list, exacts: list[int]):
-        term = self.terms.get(point, f"{point.reg} (merged)")
+        term = self.terms.merged(point)
         lanes = [None] * 32
         for v, e in zip(vals, exacts):
             if v is None:
@@ -202,7 +207,7 @@ class Joins:
         vals = [i.env.get(k) for i in incoming]
         if not all(isinstance(v, Pred) for v in vals):
             return None
-        self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        self.terms.merged(point)  # named in the same order as other merges
         return self._exact_predicates(vals, [i.lanes for i in incoming])
 
     @staticmethod
@@ -219,7 +224,7 @@ class Joins:
         return None
 
     def _merge_predicates(self, point: MergePoint, vals: list, masks: list[LaneSet]):
-        self.terms.get(point, f"{point.reg} (merged)")  # named in the same order as other merges
+        self.terms.merged(point)  # named in the same order as other merges
         exact = self._exact_predicates(vals, masks)
         if exact is not None:
             return exact
@@ -229,7 +234,7 @@ class Joins:
     def join(self, point: MergePoint, a, v, round_loop: bool = False):
         """The least upper bound of two values that whole warps take (a uniform choice);
         `round_loop`: at a loop header, one of them comes round the loop."""
-        t = self.terms.get(point, f"{point.reg} (merged)")
+        t = self.terms.merged(point)
         if isinstance(a, Aff) and isinstance(v, Aff):
             return self._join_affine(point, t, a, v, round_loop)
         if is_uniform(a) and is_uniform(v) and not isinstance(a, Pred):

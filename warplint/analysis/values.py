@@ -184,6 +184,12 @@ class Terms(Interned):
     def get(self, key, text: str = "") -> int:
         return self.intern(key, text)
 
+    def merged(self, point) -> int:
+        """The term of the value merged at `point` (a domain.MergePoint), named "<register>
+        (merged)" when first met (the name is not formatted again for a known point)."""
+        known = self._ids.get(point)
+        return known if known is not None else self.intern(point, f"{point.reg} (merged)")
+
     def note_scope(self, term: int, scope: str, align: int = 0) -> None:
         if term:
             self.scopes.setdefault(term, scope)
