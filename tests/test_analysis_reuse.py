@@ -85,8 +85,8 @@ def test_the_modules_state_spaces_are_part_of_the_key():
 
 def test_one_text_makes_no_keys(monkeypatch):
     keys = []
-    real = analysis.reuse_key
-    monkeypatch.setattr(analysis, "reuse_key", lambda *a: keys.append(a) or real(*a))
+    real = analysis.written_key
+    monkeypatch.setattr(analysis, "written_key", lambda *a: keys.append(a) or real(*a))
     lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_70", "sm_80"]))  # one text for both
     assert keys == []
     lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_60", "sm_70"]))

@@ -172,6 +172,25 @@ def test_rewriter_plain_names_as_the_long_way(monkeypatch):
     assert _front_end_outputs() == short
 
 
+def test_every_name_the_rewriter_tests_for_is_special():
+    """The plain-name shortcut skips every case of Rewriter._rewrite for a name outside
+    _SPECIAL_NAMES: each name a case compares the current token's text `x` with is in it."""
+    import ast
+    import inspect
+
+    from warplint.frontends.cuda import rewrite
+    tree = ast.parse(inspect.getsource(rewrite.Rewriter._rewrite).lstrip())
+    tested = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "x":
+            for right in node.comparators:
+                values = right.elts if isinstance(right, (ast.Tuple, ast.Set, ast.List)) else [right]
+                tested |= {v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    names = {t for t in tested if t.isidentifier()}
+    assert len(names) >= 10
+    assert names <= rewrite._SPECIAL_NAMES
+
+
 def _braced_return_arity_long_way(body) -> int:
     from pycparser import c_ast as A
 

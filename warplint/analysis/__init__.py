@@ -9,7 +9,7 @@ from .divergence import FunctionAnalysis, analyze_function
 from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
                      with_varying_arguments)
 from .lanes import Literals
-from .reuse import Analyses, key as inlined_key, key_as_written as reuse_key
+from .reuse import Analyses, key as inlined_key, key_as_written as written_key
 from .values import Terms
 
 
@@ -38,7 +38,7 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
 
 
 def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
-    written = reuse_key(fn, module, table, reuse) if reuse is not None else None
+    written = written_key(fn, module, table, reuse) if reuse is not None else None
     kept, kept_inlined = reuse.take(written) if written is not None else (None, None)
     if kept is not None:  # (what inlining leaves, set here)
         inlined.update(id(table[name][k]) for name, k in kept_inlined)

@@ -66,7 +66,7 @@ class ControlDependence:
         self._only_aborts: dict[tuple[int, int], bool] = {}
         self._kinds: dict[int, list] = {}  # block -> its control dependences, each marked round a loop or not
         self._meeting: dict[tuple[int, int, int], int | None] = {}  # (block, exit edge) -> loop header
-        self._applied: dict[int, dict] = {}  # branch block -> the conditions last put in `edge_cond`
+        self._applied: dict[int, dict] = {}  # block -> the conditions of its out-edges last put in `edge_cond`
         self._branch_sides: dict[int, tuple] = {}  # branch block -> (lanes taking it, its edges' conditions)
         self.implications: Implications | None = None  # made with the first edge conditions
 

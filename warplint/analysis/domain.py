@@ -107,7 +107,7 @@ class Joins:
         forward = [i for i in incoming if not i.back] or incoming
         round_loop = any(i.back for i in incoming)  # a loop header: values come round the loop
         for k in differing:
-            out[k] = self._meet(MergePoint(self.cfg_id, block, k), incoming, forward, divergent, round_loop)
+            out[k] = self._meet(self.point(block, k), incoming, forward, divergent, round_loop)
         return out
 
     @staticmethod

@@ -109,7 +109,11 @@ def own_object_space(fn: Function, module) -> None:
     """What `with_varying_arguments(fn, module, ...)` leaves in the module: the state space of the
     thread's own object (`own_object`) of a member function."""
     if module.language != "ptx" and OBJECT in fn.params:
-        module.state_spaces["&" + _OWN] = "local"
+        _own_object_is_local(module)
+
+
+def _own_object_is_local(module) -> None:
+    module.state_spaces["&" + _OWN] = "local"
 
 
 OBJECT = "this"  # the object parameter of a member function (the C++ layer's `S__f(struct S *this, ...)`)
@@ -121,7 +125,7 @@ def own_object(module, loc) -> list[Instr]:
     nccl's `Primitives`), whose fields differ per lane: the other extreme from one object that
     every lane shares.  Its fields live in the variable's register (see `local_objects`), an
     unknown of each thread's own (an opaque call with the lane among its inputs)."""
-    module.state_spaces["&" + _OWN] = "local"
+    _own_object_is_local(module)
     return [Instr("call", (Reg(_OWN),), (Sym("__fields_of_own_object"), Reg("%laneid")), loc),
             Instr("mov.u64", (Reg(OBJECT),), (Sym("&" + _OWN),), loc)]
 

@@ -347,7 +347,7 @@ def _inputs(fa: FunctionAnalysis, b: int, position: dict) -> list[tuple[int, boo
 class _Pairs:
     """What one search asks of pairs of accesses, each answer found once: which pending
     accesses a new one is compared with (one base, `_may_race`, not `_exclusive`), whether
-    the two conflict (`_ordered_conflict` without a stride) and run in the same single lane."""
+    the two conflict (`_ordered_conflict` without a stride)."""
 
     def __init__(self, fa: FunctionAnalysis, accesses: list[MemAccess], in_loop: set[int]):
         self.fa = fa

@@ -8,8 +8,8 @@ analysis (a copy with its own notes: the checks add theirs per target) instead o
 of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
 dataclasses), the module's state spaces and local fields as they are when it is analysed, and the function
 as written (`any_arguments` analyses it with a prologue that passes varying arguments: the two
-copies share that analysis).  The options are those of one file's run.  `key_as_written` (the
-one used) stands for it without inlining: the function as written and every function it can
+copies share that analysis).  The options are those of one file's run.  `key_as_written` (asked
+first; `key` where it finds nothing) stands for it without inlining: the function as written and every function it can
 reach by a name its instructions hold, each function's part found once (inlining is a function
 of those); equal keys as written mean equal keys (tests/test_analysis_reuse.py)."""
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 
 from pycparser.c_lexer import CLexer
 
@@ -48,8 +49,7 @@ def _not_a_type(name):
     return False
 
 
-_SCRATCH = CLexer(error_func=_raise, on_lbrace_func=_nothing, on_rbrace_func=_nothing,
-                  type_lookup_func=_not_a_type) if CALLBACKS else CLexer(error_func=_raise)
+_SCRATCH = threading.local()  # each thread's lexer of lines alone (the language server lints on its own)
 _LINES: dict[str, tuple | None] = {}  # line text -> ((type, value, column), ...), None: lexed by pycparser
 
 
@@ -58,10 +58,14 @@ def line_tokens(line: str) -> tuple | None:
     moment of use); None where it reports an error or the line has a `#`."""
     if "#" in line:
         return None
-    _SCRATCH.input(line)
+    lexer = getattr(_SCRATCH, "lexer", None)
+    if lexer is None:
+        lexer = _SCRATCH.lexer = CLexer(error_func=_raise, on_lbrace_func=_nothing, on_rbrace_func=_nothing,
+                                        type_lookup_func=_not_a_type) if CALLBACKS else CLexer(error_func=_raise)
+    lexer.input(line)
     out = []
     try:
-        while (tok := _SCRATCH.token()) is not None:
+        while (tok := lexer.token()) is not None:
             out.append((tok.type, tok.value, tok.column))
     except _LexError:
         return None

@@ -74,8 +74,7 @@ _CG_NAMES = frozenset(("cooperative_groups", "thread_block_tile", "coalesced_gro
 def uses_cooperative_groups(toks: list[Tok]) -> bool:
     if _CG_NAMES.isdisjoint(map(_text, toks)):
         return False  # no token to look at (a set test per token, in C)
-    return any(t.kind == "id" and (t.text in ("cooperative_groups", "thread_block_tile", "coalesced_group")
-                                   or (t.text == "cg" and i + 1 < len(toks) and toks[i + 1].text == "::"))
+    return any(t.kind == "id" and t.text in _CG_NAMES and (t.text != "cg" or i + 1 < len(toks) and toks[i + 1].text == "::")
                for i, t in enumerate(toks))
 
 
