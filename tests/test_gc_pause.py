@@ -16,6 +16,7 @@ import pytest
 from warplint import collector
 from warplint.analysis import transfer
 from warplint.ir import Instr
+from warplint.memo import MAX_WORDS
 from warplint.pipeline import lint_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +116,6 @@ def test_memory_stays_bounded_over_many_inputs():
 def test_memories_keyed_by_the_inputs_words_are_bounded(monkeypatch):
     """An opcode is a word of the input: a long run of fuzzed PTX meets ever new ones."""
     monkeypatch.setattr(transfer, "_BITS", {})
-    for i in range(transfer._BITS_MAX + 100):
+    for i in range(MAX_WORDS + 100):
         transfer.type_bits(Instr(f"add.u{i}", [], []))
-    assert len(transfer._BITS) <= transfer._BITS_MAX
+    assert len(transfer._BITS) <= MAX_WORDS

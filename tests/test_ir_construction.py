@@ -11,6 +11,7 @@ import pytest
 
 from warplint import ir
 from warplint.ir import Addr, Imm, Instr, Loc, Reg, Sym, Vec
+from warplint.memo import MAX_WORDS
 
 
 def _reference(cls):
@@ -62,10 +63,10 @@ def test_instr_op_and_mods_are_the_opcode_split():
 
 
 def test_opcode_memo_is_bounded():
-    for n in range(ir._OPCODE_PARTS_MAX + 10):
+    for n in range(MAX_WORDS + 10):
         ins = Instr(f"op{n}.m{n}")
         assert (ins.op, ins.mods) == (f"op{n}", (f"m{n}",))
-        assert len(ir._OPCODE_PARTS) <= ir._OPCODE_PARTS_MAX
+        assert len(ir._OPCODE_PARTS) <= MAX_WORDS
 
 
 def test_instr_init_keeps_the_dataclass_signature_and_defaults():

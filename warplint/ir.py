@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from .locations import Diagnostic, Loc, slot_init  # noqa: F401 (their home; re-exported)
+from .memo import remember
 
 
 @slot_init
@@ -99,18 +100,15 @@ def map_operand(o: Operand, reg, sym) -> Operand:
 
 
 _NO_NEGATED: frozenset = frozenset()
-_OPCODE_PARTS: dict[str, tuple[str, tuple]] = {}  # opcode -> (op, mods): one split per opcode
-_OPCODE_PARTS_MAX = 4096  # bounded (a fuzzed input may name any number of opcodes)
+_OPCODE_PARTS: dict[str, tuple[str, tuple]] = {}  # opcode -> (op, mods): one split per opcode (memo.remember)
 
 
 def opcode_parts(opcode: str) -> tuple[str, tuple]:
     """`shfl.sync.bfly.b32` -> ("shfl", ("sync", "bfly", "b32")), remembered."""
     parts = _OPCODE_PARTS.get(opcode)
     if parts is None:
-        if len(_OPCODE_PARTS) >= _OPCODE_PARTS_MAX:
-            _OPCODE_PARTS.clear()
         split = opcode.split(".")
-        parts = _OPCODE_PARTS[opcode] = (split[0], tuple(split[1:]))
+        parts = remember(_OPCODE_PARTS, opcode, (split[0], tuple(split[1:])))
     return parts
 
 

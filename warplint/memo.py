@@ -4,6 +4,19 @@ function of it parsed again) reuses what was made of it.  Only pure functions of
 kept, so a result never depends on what the process linted before."""
 from __future__ import annotations
 
+MAX_WORDS = 10_000  # entries of a memory keyed by the input's words (opcodes, names, line texts)
+
+
+def remember(table: dict, key, value, limit: int = MAX_WORDS):
+    """Keep `value` for `key` in `table`, a per-process memory of what the input's words map to,
+    emptied when it holds `limit` entries (a fuzzed input may name any number of words); returns
+    `value`.  Only for values that are a function of the key alone."""
+    if len(table) >= limit:
+        table.clear()
+    table[key] = value
+    return value
+
+
 
 class TextMemo:
     """Values by key (a text, or a tuple holding one), most recently used last, up to

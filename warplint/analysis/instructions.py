@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..ir import Addr, Instr, Reg, Sym, Vec
+from ..memo import remember
 from .domain import Joins, negate
 from .lanes import EMPTY, FULL, FULL_SET, LaneSet, Literals
 from .local_objects import POINTER_ARITH, LocalOffset, pointer_base
@@ -568,29 +569,21 @@ for _ops, _method, _needs_dest in [
         _SEMANTICS[_op] = _Semantics(_method, _needs_dest)
 
 _UNKNOWN_OP = _Semantics(Interpreter._unknown_op, True)
-_SEMANTICS_BY_OPCODE: dict[str, _Semantics] = {}  # full opcode -> its semantics (a bounded memory)
-_SEMANTICS_BY_OPCODE_MAX = 10_000  # opcodes are the input's words
+_SEMANTICS_BY_OPCODE: dict[str, _Semantics] = {}  # full opcode -> its semantics (memo.remember)
 
 
 def _semantics_of(ins: Instr) -> _Semantics:
     """The semantics of `ins`'s opcode (`bar.warp` apart from the other `bar`s), kept per opcode."""
     op = "bar.warp" if ins.op == "bar" and "warp" in ins.mods else ins.op
-    semantics = _SEMANTICS.get(op, _UNKNOWN_OP)
-    if len(_SEMANTICS_BY_OPCODE) < _SEMANTICS_BY_OPCODE_MAX:
-        _SEMANTICS_BY_OPCODE[ins.opcode] = semantics
-    return semantics
+    return remember(_SEMANTICS_BY_OPCODE, ins.opcode, _SEMANTICS.get(op, _UNKNOWN_OP))
 
 
-_GUARD_REGISTERS: dict[str, Reg] = {}  # predicate name -> its register operand (a bounded memory)
+_GUARD_REGISTERS: dict[str, Reg] = {}  # predicate name -> its register operand (memo.remember)
 
 
 def _guard_register(name: str) -> Reg:
     reg = _GUARD_REGISTERS.get(name)
-    if reg is None:
-        reg = Reg(name)
-        if len(_GUARD_REGISTERS) < _SEMANTICS_BY_OPCODE_MAX:
-            _GUARD_REGISTERS[name] = reg
-    return reg
+    return reg if reg is not None else remember(_GUARD_REGISTERS, name, Reg(name))
 
 
 _WARP_RESULTS = {"activemask": Interpreter._activemask_result, "vote": Interpreter._vote_result,
@@ -608,7 +601,7 @@ def _member_groups(member_value) -> list:
     return [(bits, LaneSet.const(m)) for m, bits in sorted(by_value.items())]
 
 
-_SPACE_AND_SIZE: dict[str, tuple[str, int]] = {}  # opcode -> (space, access size); bounded
+_SPACE_AND_SIZE: dict[str, tuple[str, int]] = {}  # opcode -> (space, access size) (memo.remember)
 
 
 def _space_and_size(ins: Instr) -> tuple[str, int]:
@@ -616,9 +609,8 @@ def _space_and_size(ins: Instr) -> tuple[str, int]:
     from its opcode."""
     known = _SPACE_AND_SIZE.get(ins.opcode)
     if known is None:
-        known = (next((m for m in ins.mods if m in _SPACES), "generic"), _access_size(ins))
-        if len(_SPACE_AND_SIZE) < _SEMANTICS_BY_OPCODE_MAX:
-            _SPACE_AND_SIZE[ins.opcode] = known
+        known = remember(_SPACE_AND_SIZE, ins.opcode,
+                         (next((m for m in ins.mods if m in _SPACES), "generic"), _access_size(ins)))
     return known
 
 

@@ -9,6 +9,7 @@ from operator import add as _add, sub as _sub
 
 from ..intops import ARITHMETIC, binary
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
+from ..memo import remember
 from ..specials import is_special, special_scope
 from .lanes import FULL, LaneSet, Literals, lane_ranges
 from .values import (LANES, ZEROS, Aff, Pred, Terms, Unk, const, difference_scope, exact, is_uniform,
@@ -33,16 +34,13 @@ _TYPES = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32,
           "bf16": 0, "f16x2": 0, "b128": 128}
 
 
-_BITS: dict[str, int] = {}  # opcode -> its bits; opcodes are the input's words: kept up to _BITS_MAX
-_BITS_MAX = 10_000
+_BITS: dict[str, int] = {}  # opcode -> its bits (memo.remember)
 
 
 def type_bits(instr: Instr) -> int:
     bits = _BITS.get(instr.opcode)
     if bits is None:
-        bits = next((_TYPES[m] for m in reversed(instr.mods) if m in _TYPES), 32)
-        if len(_BITS) < _BITS_MAX:
-            _BITS[instr.opcode] = bits
+        bits = remember(_BITS, instr.opcode, next((_TYPES[m] for m in reversed(instr.mods) if m in _TYPES), 32))
     return bits
 
 
@@ -631,18 +629,17 @@ def comparison(ev: Evaluator, ins: Instr, a, c) -> Pred:
     return ev.compare(cmp, a, c, type_bits(ins), signed, text, ins.loc, neg_text)
 
 
-_KINDS: dict[str, tuple[str, bool]] = {}  # opcode -> (comparison, signed); kept up to _BITS_MAX
+_COMPARISON_BY_OPCODE: dict[str, tuple[str, bool]] = {}  # opcode -> (comparison, signed) (memo.remember)
 
 
 def _comparison_kind(ins: Instr) -> tuple[str, bool]:
     """setp's comparison operator and whether its operands are signed, from its opcode."""
-    kind = _KINDS.get(ins.opcode)
+    kind = _COMPARISON_BY_OPCODE.get(ins.opcode)
     if kind is None:
         mods = ins.mods
-        kind = (next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne"),
-                any(m.startswith("s") and m[1:].isdigit() for m in mods))
-        if len(_KINDS) < _BITS_MAX:
-            _KINDS[ins.opcode] = kind
+        kind = remember(_COMPARISON_BY_OPCODE, ins.opcode,
+                        (next((m for m in mods if m in _CMP_TEXT or m in _UNORDERED), "ne"),
+                         any(m.startswith("s") and m[1:].isdigit() for m in mods)))
     return kind
 
 

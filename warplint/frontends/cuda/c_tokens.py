@@ -16,6 +16,8 @@ import threading
 
 from pycparser.c_lexer import CLexer
 
+from ...memo import remember
+
 # pycparser's lexer comes in three forms: a PLY lexer (pycparser 2: its own lexer throughout);
 # a hand-written one that calls back for type names and braces (3.0, tokens `_Token`); and one
 # that leaves both to the parser (later 3.x, tokens `Token`, with their file name).
@@ -83,9 +85,7 @@ def _rows(text: str) -> list | None:
         if toks is False:
             toks = line_tokens(line)
             if len(line) <= MAX_LINE_CHARS:
-                if len(table) >= MAX_LINES:
-                    table.clear()
-                table[line] = toks
+                remember(table, line, toks, MAX_LINES)
         if toks is None:
             return None
         for kind, value, col in toks:
