@@ -123,6 +123,14 @@ class _NotSimple(Exception):
     pass
 
 
+def _dests_and_srcs(ops, may_write: bool, first_group: int) -> tuple[tuple, tuple]:
+    """An instruction's operands split: the first comma group is written, where the opcode may
+    write and it is no address or number."""
+    if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
+        return tuple(ops[:first_group]), tuple(ops[first_group:])
+    return (), tuple(ops)
+
+
 def _same_in_every_function(op) -> bool:
     """Whether an operand of a function scope is the same in every function scope that
     declares no `%` name: a number, or a `%` register (alone or as an address base; in a
@@ -987,16 +995,17 @@ class _Parser:
             eln, ecol = ln, col + (semi - start)
         if base == "call":
             dests, srcs = self.call_operands(ops, first_group, semi)
-        elif may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
-            dests = tuple(ops[:first_group])
-            srcs = tuple(ops[first_group:])
-            if negated:
-                negated = frozenset(n - first_group for n in negated if n >= first_group)
         else:
-            dests = ()
-            srcs = tuple(ops)
+            dests, srcs = _dests_and_srcs(ops, may_write, first_group)
+            if negated and dests:
+                negated = frozenset(n - first_group for n in negated if n >= first_group)
         ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, eln, ecol + 1), guard, None, raw,
                     negated or _EMPTY)
+        self.emit(ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups)
+
+    def emit(self, ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups) -> None:
+        """`ins` joins the body (and the instructions under the current `.loc`); its labels are
+        resolved at the end of the function where a nested scope or `brx` may name them."""
         out.append(ins)
         if self.cur_loc is not None:
             self.pending.append(ins)
@@ -1047,19 +1056,10 @@ class _Parser:
         if ln == 1:
             col += self.col_off
         ln += self.line_off
-        if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
-            dests = ops[:first_group]
-            srcs = ops[first_group:]
-        else:
-            dests = ()
-            srcs = ops
+        dests, srcs = _dests_and_srcs(ops, may_write, first_group)
         ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, ln, col + len(raw) + 1), guard, None, raw,
                     _EMPTY)
-        out.append(ins)
-        if self.cur_loc is not None:
-            self.pending.append(ins)
-        if label_ops and (len(scopes) > 1 or base == "brx"):
-            branch_fixups.append((ins, tuple(label_scope_ids)))
+        self.emit(ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups)
 
     def fast_guard(self, raw, start, scopes, fn_regs, statements) -> tuple:
         """`@%p` / `@!%p` at the start of `raw` -> ((name, negated), the rest)."""
