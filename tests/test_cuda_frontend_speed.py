@@ -144,6 +144,24 @@ def test_spans_of_functions_in_one_walk():
     assert functions > 500
 
 
+@pytest.mark.parametrize("texts", [["int", "x", "=", "1", ";"], ['"é"', "+", "x"], ["'\udc80'", "é", "ab", "\udcff"], ["a", "bb", "c"]])
+def test_source_offsets_in_bytes(texts):
+    """cxx.Source counts in characters where every one is a byte, else in bytes (the long way)."""
+    toks = [lexer.Tok("id", x, "f.cu", 1 + i // 2, 1 + 3 * i) for i, x in enumerate(texts)]
+    src = cxx.Source(toks)
+    pos, starts, parts = 0, [], []
+    for i, t in enumerate(toks):
+        before = toks[i - 1] if i else None
+        sep = b"" if before is None else b"\n" if t.line != before.line else \
+            b"" if t.col == before.col + len(before.text) else b" "
+        pos += len(sep)
+        starts.append(pos)
+        data = t.text.encode("utf-8", "surrogateescape")
+        pos += len(data)
+        parts += [sep, data]
+    assert (src.text, src.starts) == (b"".join(parts), starts)
+
+
 class _Everything:
     def __contains__(self, name):
         return True

@@ -144,6 +144,7 @@ class Lowerer:
         self.line_offset = 0
         self._tok_index = {}
         self.tok_locs: dict[int, Loc] = {}
+        self.line_locs: dict[int, Loc] = {}
 
     # -- locations ------------------------------------------------------------------------
     @property
@@ -167,12 +168,16 @@ class Lowerer:
 
     def loc(self, node_or_coord) -> Loc:
         coord = getattr(node_or_coord, "coord", node_or_coord)
-        t = self.tok_at(coord)
-        if t is None:
-            return self.cur_loc
-        loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+        line = getattr(coord, "line", None)
+        loc = self.line_locs.get(line)  # the token a line stands for is fixed within an item
         if loc is None:
-            loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+            t = self.tok_at(coord)
+            if t is None:
+                return self.cur_loc
+            loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+            if loc is None:
+                loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+            self.line_locs[line] = loc
         return loc
 
     def cond_loc(self, node) -> Loc:
@@ -194,6 +199,7 @@ class Lowerer:
         self.line_offset = line_offset
         self._tok_index = None  # built when first asked for (tok_index)
         self.tok_locs = {}  # id of a token of the item -> its Loc
+        self.line_locs = {}  # coordinate line -> that Loc
         if line_offset:  # drop the typedef line the text route puts in front
             ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
