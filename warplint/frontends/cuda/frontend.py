@@ -59,7 +59,7 @@ class _Parser:
         ast = PARSED.get(text)
         if isinstance(ast, _Failure):
             self.failure = ast
-            raise ast.error.with_traceback(None)
+            raise ast.fresh_error()
         if ast is None:
             ast = self._parse_new(text)
             PARSED.put(text, ast, len(text))
@@ -101,6 +101,7 @@ class _Parser:
         """The last failure's line is `line`: its text is met again as this failure."""
         failure = self.failure
         failure.line, text, failure.text = line, failure.text, None
+        failure.error = failure.fresh_error()  # kept without the traceback (its frames hold the item)
         PARSED.put(text, failure, len(text))
 
 
@@ -111,6 +112,10 @@ class _Failure:
 
     def __init__(self, error: Exception, text: str):
         self.error, self.line, self.text = error, None, text
+
+    def fresh_error(self) -> Exception:
+        """The error again, as a new exception of its class (no traceback, no context)."""
+        return type(self.error)(*self.error.args)
 
 
 # pycparser's own failures on odd input (an assert, a Struct taken for a type name)
