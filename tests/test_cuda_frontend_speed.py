@@ -144,6 +144,24 @@ def test_spans_of_functions_in_one_walk():
     assert functions > 500
 
 
+@pytest.mark.parametrize("texts", [["int", "x", "=", "1", ";"], ['"é"', "+", "x"], ["'\udc80'", "é", "ab", "\udcff"], ["a", "bb", "c"]])
+def test_source_offsets_in_bytes(texts):
+    """cxx.Source counts in characters where every one is a byte, else in bytes (the long way)."""
+    toks = [lexer.Tok("id", x, "f.cu", 1 + i // 2, 1 + 3 * i) for i, x in enumerate(texts)]
+    src = cxx.Source(toks)
+    pos, starts, parts = 0, [], []
+    for i, t in enumerate(toks):
+        before = toks[i - 1] if i else None
+        sep = b"" if before is None else b"\n" if t.line != before.line else \
+            b"" if t.col == before.col + len(before.text) else b" "
+        pos += len(sep)
+        starts.append(pos)
+        data = t.text.encode("utf-8", "surrogateescape")
+        pos += len(data)
+        parts += [sep, data]
+    assert (src.text, src.starts) == (b"".join(parts), starts)
+
+
 class _Everything:
     def __contains__(self, name):
         return True
@@ -170,6 +188,23 @@ def test_rewriter_plain_names_as_the_long_way(monkeypatch):
     short = _front_end_outputs()
     monkeypatch.setattr(rewrite, "_SPECIAL_NAMES", _Everything())
     assert _front_end_outputs() == short
+
+
+def test_failed_parses_met_again_as_the_long_way(monkeypatch):
+    """A text pycparser did not parse is met again as its remembered `_Failure` (the error and the
+    line read from the parser's state): every fixture gives what it gives with each failure
+    parsed afresh, in a fresh process and when every text is met again."""
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    kept = _front_end_outputs()
+    assert any(isinstance(v, frontend._Failure) for v, _ in frontend.PARSED.entries.values())
+    met_again = _front_end_outputs()
+    frontend.PARSED.entries.clear()
+    frontend.PARSED.chars = 0
+    put = frontend.PARSED.put
+    monkeypatch.setattr(frontend.PARSED, "put", lambda key, value, chars: (
+        None if isinstance(value, frontend._Failure) else put(key, value, chars)))
+    assert _front_end_outputs() == kept == met_again
 
 
 def test_every_name_the_rewriter_tests_for_is_special():
@@ -214,7 +249,8 @@ def test_braced_return_arity_walks_statements_only():
     frontend.PARSED.entries.clear()
     frontend.PARSED.chars = 0
     _item_texts()
-    bodies = [x.body for ast, _ in frontend.PARSED.entries.values() for x in ast.ext if isinstance(x, A.FuncDef)]
+    asts = [ast for ast, _ in frontend.PARSED.entries.values() if not isinstance(ast, frontend._Failure)]
+    bodies = [x.body for ast in asts for x in ast.ext if isinstance(x, A.FuncDef)]
     assert len(bodies) > 500
     assert sum(_braced_return_arity(b) > 0 for b in bodies) >= 5
     for body in bodies:

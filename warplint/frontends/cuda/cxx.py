@@ -188,28 +188,42 @@ class Source:
     def __init__(self, toks: list[Tok]):
         self.toks = toks
         parts = []
-        self.starts = starts = []
+        self.starts = starts = []  # in characters; in bytes where a token is not ASCII (below)
         pos = 0
         line = path = end = None  # of the token before
         for t in toks:
-            b = t.text.encode("utf-8", "surrogateescape")
+            x = t.text
             if line is None:
-                sep = b""
+                sep = ""
             elif t.line != line or t.path != path:
-                sep = b"\n"
+                sep = "\n"
             else:
-                sep = b"" if t.col == end else b" "
+                sep = "" if t.col == end else " "
             pos += len(sep)
             parts.append(sep)
-            parts.append(b)
+            parts.append(x)
             starts.append(pos)
-            pos += len(b)
-            line, path, end = t.line, t.path, t.col + len(t.text)
-        self.text = b"".join(parts)
+            pos += len(x)
+            line, path, end = t.line, t.path, t.col + len(x)
+        text = "".join(parts)
+        self.text = text.encode("utf-8", "surrogateescape")
+        if len(self.text) != len(text):  # some character is several bytes
+            self.starts = _byte_starts(parts)
 
     def span(self, node) -> tuple[int, int]:
         """The tokens [a, b) a node covers (a leaf inside one token covers none or that one)."""
         return bisect_left(self.starts, node.start_byte), bisect_left(self.starts, node.end_byte)
+
+
+def _byte_starts(parts: list[str]) -> list[int]:
+    """The byte offset of each token in `Source`'s parts (separator, token, separator, ...)."""
+    starts = []
+    pos = 0
+    for i in range(0, len(parts), 2):
+        pos += len(parts[i])  # a separator is ASCII
+        starts.append(pos)
+        pos += len(parts[i + 1].encode("utf-8", "surrogateescape"))
+    return starts
 
 
 class Facts:

@@ -38,15 +38,18 @@ class _Parser:
     """pycparser through its public API: the tokens one per line after a line of typedefs, so
     an AST coordinate's line is the token's 1-based index in the chunk + `offset`.  The AST is
     a function of that text alone (no file, no line of the source), so an item met again (the
-    same header function in another target's text, or in another file of the run) reuses it."""
+    same header function in another target's text, or in another file of the run) reuses it;
+    so is a failure to parse it, which is met again as the same `_Failure`."""
     offset = 1
 
     def __init__(self):
         from pycparser import c_parser
         from .c_tokens import lexer_class
         self.parser = c_parser.CParser(lexer=lexer_class())
+        self.failure: _Failure | None = None  # of the last parse that failed
 
     def parse(self, toks, typedefs: set[str]):
+        """The AST of the item; raises what pycparser raised (`self.failure` says where)."""
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
         head = " ".join(f"typedef int {n};" for n in names)
         body = "\n".join([t.text for t in toks])
@@ -54,14 +57,73 @@ class _Parser:
             body = "\n".join("@" if t.text in ("#", "##") else t.text for t in toks)
         text = head + "\n" + body
         ast = PARSED.get(text)
+        if isinstance(ast, _Failure):
+            self.failure = ast
+            raise ast.fresh_error()
         if ast is None:
-            ast = self.parser.parse(text, "")  # a ParseError is not kept: the caller reads the parser's state
+            ast = self._parse_new(text)
             PARSED.put(text, ast, len(text))
         return ast
 
+    def _parse_new(self, text: str):
+        from pycparser.c_parser import ParseError
+        try:
+            return self.parser.parse(text, "")
+        except (ParseError,) + _PARSER_FAILURES as e:  # remembered once its line is read
+            self.failure = _Failure(e, text)
+            raise
+
+    def error_line(self) -> int | None:
+        """The text's line the last ParseError stands at: its message's, else the next token's
+        (None when there is none)."""
+        failure = self.failure
+        if failure.text is not None:
+            m = _ERR.search(str(failure.error))
+            if m:
+                self._known(int(m.group(1)))
+            else:
+                try:
+                    self._known(self.parser._peek().lineno)
+                except AttributeError:  # no token left, or a pycparser without _peek
+                    self._known(None)
+        return failure.line
+
+    def lexer_line(self) -> int | None:
+        """The line pycparser's lexer had reached (one token per line) when it failed inside."""
+        if self.failure.text is not None:
+            try:
+                self._known(self.parser.clex._lineno)
+            except AttributeError:  # a pycparser without this lexer
+                self._known(None)
+        return self.failure.line
+
+    def _known(self, line: int | None) -> None:
+        """The last failure's line is `line`: its text is met again as this failure."""
+        failure = self.failure
+        failure.line, text, failure.text = line, failure.text, None
+        failure.error = failure.fresh_error()  # kept without the traceback (its frames hold the item)
+        PARSED.put(text, failure, len(text))
+
+
+class _Failure:
+    """A text pycparser does not parse: what it raised and the text's line it stood at, read
+    from the parser's state right after (`text` until then)."""
+    __slots__ = ("error", "line", "text")
+
+    def __init__(self, error: Exception, text: str):
+        self.error, self.line, self.text = error, None, text
+
+    def fresh_error(self) -> Exception:
+        """The error again, as a new exception of its class (no traceback, no context)."""
+        return type(self.error)(*self.error.args)
+
+
+# pycparser's own failures on odd input (an assert, a Struct taken for a type name)
+_PARSER_FAILURES = (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError)
 
 # Lowering reads an AST and never changes it (beyond dropping the typedef line's declarations,
-# which a second lowering finds dropped already): items parsed lately, by their text.
+# which a second lowering finds dropped already): items parsed lately, by their text, and the
+# texts that did not parse (`_Failure`).
 PARSED = TextMemo(max_chars=1_000_000)  # about 36 MB of ASTs (nccl's device headers: 0.3 M)
 
 
@@ -392,15 +454,11 @@ def _parse_chunk(parser, chunk, rw, quote):
     for _ in range(MAX_RETRIES):
         try:
             return parser.parse(toks, rw.typedefs), None, tried
-        except ParseError as e:
-            m = _ERR.search(str(e))
-            if m:
-                idx = int(m.group(1)) - 1 - parser.offset
-            else:
-                try:
-                    idx = parser.parser._peek().lineno - 1 - parser.offset
-                except AttributeError:  # no token left, or a pycparser without _peek
-                    return None, "cannot parse", tried
+        except ParseError:
+            line = parser.error_line()
+            if line is None:
+                return None, "cannot parse", tried
+            idx = line - 1 - parser.offset
             if not 0 <= idx < len(toks):
                 return None, "cannot parse (unexpected end)", tried
             tok = toks[idx]
@@ -423,8 +481,7 @@ def _parse_chunk(parser, chunk, rw, quote):
                 return None, err, tried
         except RecursionError:
             return None, "nested too deeply", tried
-        except (IndexError, AttributeError, TypeError, ValueError, AssertionError, KeyError) as e:
-            # pycparser's own failures on odd input (an assert, a Struct taken for a type name)
+        except _PARSER_FAILURES as e:
             return None, _internal_failure(parser, toks, rw, quote, e), tried
     return None, err, tried
 
@@ -432,10 +489,8 @@ def _parse_chunk(parser, chunk, rw, quote):
 def _internal_failure(parser, toks, rw, quote, e) -> str:
     """Why an item did not parse when pycparser failed inside (an assert on an unbalanced `}`, a
     Struct taken for a type name): the token its lexer had reached, and the construct there."""
-    try:
-        idx = parser.parser.clex._lineno - 1 - parser.offset  # one token per line
-    except AttributeError:  # a pycparser without this lexer
-        idx = -1
+    line = parser.lexer_line()
+    idx = -1 if line is None else line - 1 - parser.offset
     if not 0 <= idx < len(toks):
         return f"cannot parse (the C parser failed inside: {type(e).__name__})"
     tok = toks[idx]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from pycparser import c_ast as A  # lower is imported where pycparser is: by parse_cuda
+
 from ...intops import C_BINARY, binary, c_unary
 from ...ir import Addr, Diagnostic, Function, Imm, Instr, Label, Loc, Reg, Sym, Vec
 from ...specials import CUDA_BUILTINS
@@ -70,7 +72,6 @@ def type_from_names(names, typedefs) -> T:
 def _has_effects(node) -> bool:
     """Does evaluating `node` call a function, assign or read memory (so it must not run for
     every lane: `tid == 0 && *flag` reads *flag in lane 0 only)?"""
-    from pycparser import c_ast as A
     stack = [node]
     n = 0
     while stack:
@@ -143,6 +144,7 @@ class Lowerer:
         self.line_offset = 0
         self._tok_index = {}
         self.tok_locs: dict[int, Loc] = {}
+        self.line_locs: dict[int, Loc] = {}
 
     # -- locations ------------------------------------------------------------------------
     @property
@@ -166,12 +168,16 @@ class Lowerer:
 
     def loc(self, node_or_coord) -> Loc:
         coord = getattr(node_or_coord, "coord", node_or_coord)
-        t = self.tok_at(coord)
-        if t is None:
-            return self.cur_loc
-        loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+        line = getattr(coord, "line", None)
+        loc = self.line_locs.get(line)  # the token a line stands for is fixed within an item
         if loc is None:
-            loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+            t = self.tok_at(coord)
+            if t is None:
+                return self.cur_loc
+            loc = self.tok_locs.get(id(t))  # one Loc per token of the item (it is immutable)
+            if loc is None:
+                loc = self.tok_locs[id(t)] = Loc(t.path, t.line, t.col)
+            self.line_locs[line] = loc
         return loc
 
     def cond_loc(self, node) -> Loc:
@@ -189,28 +195,28 @@ class Lowerer:
 
     # -- top level --------------------------------------------------------------------------
     def top(self, ast, toks, line_offset=0):
-        from pycparser import c_ast
         self.chunk_toks = toks
         self.line_offset = line_offset
         self._tok_index = None  # built when first asked for (tok_index)
         self.tok_locs = {}  # id of a token of the item -> its Loc
+        self.line_locs = {}  # coordinate line -> that Loc
         if line_offset:  # drop the typedef line the text route puts in front
             ast.ext = [x for x in ast.ext if getattr(getattr(x, "coord", None), "line", 0) > line_offset]
         for ext in ast.ext:
-            d = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
-            if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.FuncDecl) and d.name:
+            d = ext.decl if isinstance(ext, A.FuncDef) else ext
+            if isinstance(d, A.Decl) and isinstance(d.type, A.FuncDecl) and d.name:
                 self.func_types[d.name] = self.ctype(d.type.type)
                 if self.marks(d) & {"__global__", "__device__"}:
                     self.funcs.add(d.name)
         for ext in ast.ext:
-            if isinstance(ext, c_ast.FuncDef):
+            if isinstance(ext, A.FuncDef):
                 marks = self.marks(ext.decl)
                 if "__global__" in marks or "__device__" in marks:
                     self.funcs.add(ext.decl.name)
                     self.lower_function(ext, "__global__" in marks)
-            elif isinstance(ext, c_ast.Decl):
+            elif isinstance(ext, A.Decl):
                 self.global_decl(ext)
-            elif isinstance(ext, c_ast.Typedef):
+            elif isinstance(ext, A.Typedef):
                 self.typedefs[ext.name] = self.ctype(ext.type)
 
     def finish(self):
@@ -230,9 +236,8 @@ class Lowerer:
         return out
 
     def global_decl(self, d):
-        from pycparser import c_ast
         ty = d.type
-        if isinstance(ty, c_ast.FuncDecl) or d.name is None:
+        if isinstance(ty, A.FuncDecl) or d.name is None:
             self.ctype(ty)  # registers struct/enum definitions
             return
         t = self.ctype(ty)
@@ -252,26 +257,25 @@ class Lowerer:
 
     def const_eval(self, e):
         """The integer (or float constant) `e` folds to, else None."""
-        from pycparser import c_ast
-        if isinstance(e, c_ast.Constant):
+        if isinstance(e, A.Constant):
             return self.constant_value(e)
-        if isinstance(e, c_ast.ID):
+        if isinstance(e, A.ID):
             v = self.enums.get(e.name)
             if v is not None:
                 return v
             g = self.globals.find(e.name)
             return g.name if g and g.kind == "imm" else None
-        if isinstance(e, c_ast.UnaryOp):
+        if isinstance(e, A.UnaryOp):
             v = self.const_eval(e.expr)
             return c_unary(e.op, v) if isinstance(v, int) else None
-        if isinstance(e, c_ast.BinaryOp):
+        if isinstance(e, A.BinaryOp):
             a, b = self.const_eval(e.left), self.const_eval(e.right)
             if not isinstance(a, int) or not isinstance(b, int) or e.op not in C_BINARY:
                 return None
             return binary(C_BINARY[e.op], a, b)
-        if isinstance(e, c_ast.Cast):
+        if isinstance(e, A.Cast):
             return self.const_eval(e.expr)
-        if isinstance(e, c_ast.TernaryOp):
+        if isinstance(e, A.TernaryOp):
             c = self.const_eval(e.cond)
             if c is None:
                 return None
@@ -300,29 +304,28 @@ class Lowerer:
                 return 0
 
     def ctype(self, ty) -> T:
-        from pycparser import c_ast
-        if isinstance(ty, c_ast.TypeDecl):
+        if isinstance(ty, A.TypeDecl):
             t = self.ctype(ty.type)
             if "volatile" in (ty.quals or []):
                 t = t.with_(vol=True)
             return t
-        if isinstance(ty, c_ast.IdentifierType):
+        if isinstance(ty, A.IdentifierType):
             names = ty.names
             if len(names) == 1 and names[0] not in self.typedefs and names[0] in self.structs:
                 fields = self.structs[names[0]]  # C++: a struct tag used as a type name
                 return T(Kind.BITS, (sum(f[1].size for f in fields) or 4) * 8, name=("struct", names[0], tuple(fields)))
             return type_from_names(names, self.typedefs)
-        if isinstance(ty, c_ast.PtrDecl):
+        if isinstance(ty, A.PtrDecl):
             inner = self.ctype(ty.type)
             return T(Kind.POINTER, 64, elem=inner, vol=False)
-        if isinstance(ty, c_ast.ArrayDecl):
+        if isinstance(ty, A.ArrayDecl):
             inner = self.ctype(ty.type)
             d = self.const_eval(ty.dim) if ty.dim is not None else None
             d = d if isinstance(d, int) and d >= 0 else None
             if inner.kind == Kind.ARRAY:
                 return T(Kind.ARRAY, 64, elem=inner.elem, dims=(d,) + inner.dims, vol=inner.vol)
             return T(Kind.ARRAY, 64, elem=inner, dims=(d,), vol=inner.vol)
-        if isinstance(ty, (c_ast.Struct, c_ast.Union)):
+        if isinstance(ty, (A.Struct, A.Union)):
             fields = []
             if ty.decls:
                 for dd in ty.decls:
@@ -334,7 +337,7 @@ class Lowerer:
                 fields = self.structs[ty.name]
             size = sum(f[1].size for f in fields) if fields else 4
             return T(Kind.BITS, size * 8, name=("struct", ty.name, tuple(fields)))
-        if isinstance(ty, c_ast.Enum):
+        if isinstance(ty, A.Enum):
             if ty.values:
                 v = -1
                 for e in ty.values.enumerators:
@@ -348,13 +351,12 @@ class Lowerer:
                     else:
                         self.enums[e.name] = v
             return INT
-        if isinstance(ty, c_ast.FuncDecl):
+        if isinstance(ty, A.FuncDecl):
             return T(Kind.BITS, 64, name="function")
         return OPAQUE
 
     # -- functions --------------------------------------------------------------------------
     def lower_function(self, fd, is_kernel):
-        from pycparser import c_ast
         name = fd.decl.name
         self.cur_loc = self.loc(fd.decl)
         fn = Function(name, is_kernel, loc=self.cur_loc, display_name=self.rw.facts.display.get(name, name))
@@ -369,12 +371,12 @@ class Lowerer:
         self.assigned: set[str] = set()  # by-value struct parameters whose fields are written
         fdecl = fd.decl.type
         try:
-            args = fdecl.args.params if isinstance(fdecl, c_ast.FuncDecl) and fdecl.args else []
+            args = fdecl.args.params if isinstance(fdecl, A.FuncDecl) and fdecl.args else []
             refs: dict[int, str] = {}  # argument position -> register of a reference parameter
             for index, p in enumerate(args):
-                if isinstance(p, c_ast.EllipsisParam):
+                if isinstance(p, A.EllipsisParam):
                     continue
-                if isinstance(p, c_ast.ID):  # K&R-style or untyped parameter
+                if isinstance(p, A.ID):  # K&R-style or untyped parameter
                     reg = self.unique(p.name)
                     fn.params.append(reg)
                     self.scope.vars[p.name] = Var("reg", reg, INT)
@@ -393,7 +395,7 @@ class Lowerer:
                     fn.ret_params.append(reg)
                     refs[index] = reg
                 self.scope.vars[pname] = Var("reg", reg, pt)
-            self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, c_ast.FuncDecl) else OPAQUE
+            self.ret_type = self.ctype(fdecl.type) if isinstance(fdecl, A.FuncDecl) else OPAQUE
             self.parts = _braced_return_arity(fd.body)
             self.fd, self.bounds = fd, None
             self.stmt(fd.body)
@@ -477,7 +479,6 @@ class Lowerer:
 
     # -- statements -------------------------------------------------------------------------
     def stmt(self, s):
-        from pycparser import c_ast as A
         if s is None:
             return
         if getattr(s, "coord", None) is not None:
@@ -513,7 +514,6 @@ class Lowerer:
         self.typedefs[s.name] = self.ctype(s.type)
 
     def s_Decl(self, d):
-        from pycparser import c_ast as A
         if d.name is None or isinstance(d.type, A.FuncDecl):
             self.ctype(d.type)
             return
@@ -624,7 +624,6 @@ class Lowerer:
         self.put_label(end, kw)
 
     def s_For(self, s):
-        from pycparser import c_ast as A
         kw = self.loc(s)
         self.scope = Scope(self.scope)
         if s.init is not None:
@@ -658,7 +657,6 @@ class Lowerer:
         """Is the test of `for (i = a; i < b; ...)` true before the first iteration?  a is a
         constant; b a constant, or a name that bounds an array of this function (`float r[N]`:
         N >= 1, as an array bound is greater than zero) that nothing assigns, with a <= 0."""
-        from pycparser import c_ast as A
         name, cond = _counter(s.init), s.cond
         if name is None or not isinstance(cond, A.BinaryOp) or cond.op not in _SWAPPED:
             return False
@@ -707,7 +705,6 @@ class Lowerer:
         """`return {a, b};` in a function whose every return is braced: the value, and its parts
         `$ret.__0 = a`, `$ret.__1 = b` that a structured binding of the result reads
         (`auto [x, y] = f()`); each element evaluated once."""
-        from pycparser import c_ast as A
         vals = [self.rvalue(x)[0] for x in _braced(e).exprs]
         for k, v in enumerate(vals):
             self.emit("mov.b32", (Reg(f"$ret.__{k}"),), (v,), loc)
@@ -715,7 +712,6 @@ class Lowerer:
 
     def copy_parts(self, reg: str, init, v, loc) -> None:
         """`T x = f(...)` of a function with braced returns: x's parts are the result's."""
-        from pycparser import c_ast as A
         if not (isinstance(init, A.FuncCall) and isinstance(init.name, A.ID) and isinstance(v, Reg)):
             return
         for k in range(self.returned_parts.get(init.name.name, 0)):
@@ -738,7 +734,6 @@ class Lowerer:
         self.emit("bra", (), (Sym(self.user_label(s.name)),), self.loc(s))
 
     def s_Switch(self, s):
-        from pycparser import c_ast as A
         loc = self.cond_loc(s.cond)
         v, vt = self.rvalue(s.cond)
         end = self.label()
@@ -776,7 +771,6 @@ class Lowerer:
     # -- expressions --------------------------------------------------------------------------
     def cond(self, e) -> Reg:
         """Lower a condition to a predicate register."""
-        from pycparser import c_ast as A
         loc = self.loc(e)
         if isinstance(e, A.BinaryOp) and e.op in _CMP:
             a, at = self.rvalue(e.left)
@@ -903,7 +897,6 @@ class Lowerer:
 
     def address(self, e):
         """Where the lvalue `e` lives: a register variable, or an address in memory."""
-        from pycparser import c_ast as A
         loc = self.loc(e)
         if isinstance(e, A.ID):
             v = self.scope.find(e.name)
@@ -978,7 +971,6 @@ class Lowerer:
         return d
 
     def address_of_pointer(self, e):
-        from pycparser import c_ast as A
         if isinstance(e, A.UnaryOp) and e.op == "&":
             info = self.address(e.expr)
             if info.kind == "reg":
@@ -1068,7 +1060,6 @@ class Lowerer:
         return self.load(self.address(e), self.loc(e))
 
     def e_StructRef(self, e):
-        from pycparser import c_ast as A
         loc = self.loc(e)
         if isinstance(e.name, A.ID) and e.name.name in CUDA_BUILTINS and self.scope.find(e.name.name) is None:
             f = e.field.name
@@ -1104,7 +1095,6 @@ class Lowerer:
         return (Reg(info.where), info.type) if info.kind == "reg" else (r, rt)
 
     def retag(self, lv, space):
-        from pycparser import c_ast as A
         if isinstance(lv, A.ID):
             s = self.scope
             while s is not None:
@@ -1167,7 +1157,6 @@ class Lowerer:
         return self.binop(e.op, a, at, b, bt, loc)
 
     def e_UnaryOp(self, e):
-        from pycparser import c_ast as A
         loc = self.loc(e)
         op = e.op
         if op == "!":
@@ -1286,7 +1275,6 @@ class Lowerer:
         """`(T){x}` of a number or pointer type is `(T)x` (C++'s brace cast `T{x}`: `index_type
         {threadIdx.x}`, T a type parameter or a type not known here); other braces are an opaque
         value made of their values."""
-        from pycparser import c_ast as A
         t = self.ctype(e.type.type)
         values = e.init.exprs if isinstance(e.init, A.InitList) else []
         if t.kind in _SCALARS and len(values) == 1 and not isinstance(values[0], (A.InitList, A.NamedInitializer)):
@@ -1321,7 +1309,6 @@ def source_text(e) -> str:
 
 def _braced(e):
     """The braces of `{a, b}` or `(T){a, b}` (positional values, no designators), else None."""
-    from pycparser import c_ast as A
     if isinstance(e, A.CompoundLiteral):
         e = e.init
     if isinstance(e, A.InitList) and e.exprs and not any(isinstance(x, A.NamedInitializer) for x in e.exprs):
@@ -1332,7 +1319,6 @@ def _braced(e):
 def _braced_return_arity(body) -> int:
     """How many values every return of a function body gives in braces (`return {a, b};`: 2);
     0 when some return gives a value otherwise, or the counts differ."""
-    from pycparser import c_ast as A
     holders = (A.Compound, A.If, A.For, A.While, A.DoWhile, A.Switch, A.Case, A.Default, A.Label)
     found, todo = [], [body]
     while todo:  # the statements only: a return is no part of an expression or a declaration
@@ -1350,7 +1336,6 @@ _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!=", "==": "=="} 
 
 def _counter(init) -> str | None:
     """The variable `for (int i = a; ...)` or `for (i = a; ...)` sets."""
-    from pycparser import c_ast as A
     if isinstance(init, A.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
             and isinstance(init.decls[0].type, A.TypeDecl):
         return init.decls[0].name
@@ -1363,7 +1348,6 @@ def _array_bound_names(fd) -> frozenset[str]:
     """Names that are the whole bound of an array declarator of the function (`T r[N]`, a
     parameter `T a[WIDTH]`), and that it never declares as a variable, assigns or steps: each
     is at least 1 ([dcl.array]: an array bound is greater than zero)."""
-    from pycparser import c_ast as A
     bounds, written, todo = set(), set(), [fd.decl, fd.body]
     while todo:
         node = todo.pop()
