@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 from pathlib import Path
 
@@ -80,6 +81,21 @@ def test_line_tokens():
     assert c_tokens.line_tokens("int  x") == (("INT", "int", 1), ("ID", "x", 6))
     assert c_tokens.line_tokens("'a") is None  # an error: pycparser's lexer reports it in place
     assert c_tokens.line_tokens('"#"') is None  # a `#`: directives read the next line
+
+
+def test_long_lines_from_their_words():
+    """A long line (the typedef line) put together from its words' rows is what pycparser's lexer
+    makes of the whole line."""
+    heads = {text.split("\n", 1)[0] for text in _item_texts(limit_files=40)}
+    words = ["typedef", "int", "T;", "x", "(", "a+b", "0x1fULL", "..", "1e+", "->*", ">>=", "$x", "@", "`", "\t"]
+    rng = random.Random(17)
+    soups = [" ".join(rng.choice(words) + " " * rng.randrange(3) for _ in range(120)) for _ in range(200)]
+    heads |= {" ".join(f"typedef int {n};" for n in names) for names in (["A"] * 40, ["bool", "_Bool", "int"] * 20)}
+    lines = [line for line in heads | set(soups) if len(line) > c_tokens.MAX_LINE_CHARS]
+    lines += ["x" * 300 + " " + "y" * 250, "a " * 150 + '"s  t"', "a " * 150 + "// c", "a " * 150 + "'c"]
+    assert len(lines) > 200
+    for line in lines:
+        assert c_tokens._line_rows(line) == c_tokens.line_tokens(line), line
 
 
 def _desugared_trees():
