@@ -343,3 +343,31 @@ def test_token_passes_find_what_the_long_way_finds():
         assert cxx.cuda_specifiers(toks) == _cuda_specifiers_long_way(toks)
         short, long = cxx.conversion_calls(toks), _conversion_calls_long_way(toks)
         assert [(t.kind, t.text, t.line, t.col) for t in short] == [(t.kind, t.text, t.line, t.col) for t in long]
+
+
+def _apply_long_way(toks, replace):
+    out, i = [], 0
+    while i < len(toks):
+        if i in replace:
+            stop, new = replace[i]
+            out.extend(new)
+            i = stop
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def test_qualifier_replacements_as_the_long_way():
+    """qualifiers._apply (slices between the replaced stretches) against the token-by-token walk,
+    stretches overlapping and nested included."""
+    from warplint.frontends.cuda import qualifiers
+    rng = random.Random(5)
+    for _ in range(500):
+        toks = list(range(rng.randrange(30)))
+        replace = {}
+        for _ in range(rng.randrange(6)):
+            if toks:
+                start = rng.randrange(len(toks))
+                replace[start] = (start + 1 + rng.randrange(4), ["n"] * rng.randrange(3))
+        assert qualifiers._apply(toks, replace) == _apply_long_way(toks, replace)
