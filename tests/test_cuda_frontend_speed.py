@@ -285,6 +285,16 @@ def test_lexer_blanks_before_tokens():
         assert lexer._rows(text) == _rows_long_way(text), text[:60]
 
 
+def test_lexer_token_order_on_odd_texts():
+    """Names and operators tried first (guarded against literals, numbers and comments) give the
+    tokens of the order before (literals, comments and numbers first), on random short texts."""
+    rng = random.Random(11)
+    alphabet = list("aLuU8_$ \t\r\n\\\"'/.*#+-<>=:;09xeEp()[]{}!&|^~?%,@`\f\v\x00\u00e9")
+    for _ in range(30_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 16)))
+        assert lexer._rows(text) == _rows_long_way(text), repr(text)
+
+
 def _cuda_specifiers_long_way(toks):
     out, i = [], 0
     while i < len(toks):

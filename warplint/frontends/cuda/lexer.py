@@ -5,17 +5,19 @@ import re
 
 from ...memo import TextMemo
 
+# The most frequent tokens are tried first: a name that is not the prefix of a literal (`u8"s"`,
+# `L'c'`), an operator that does not start a number or a comment (`.5`, `//`, `/*`).
 _TOKEN = re.compile(r"""[ \t\f\v]*(?:  # blanks before a token: part of its match, not one of their own
- (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
+ (?P<id>(?!(?:u8|u|U|L)(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))[A-Za-z_$][A-Za-z0-9_$]*)
+|(?P<op>(?!\.[0-9]|/[/*])(?:\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#]))
+|(?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
 |(?P<nl>\n|\r)
 |(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
 |(?P<bc>/\*.*?\*/)
 |(?P<open>/\*)
 |(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
 |(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
-|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
 |(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
-|(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
 |(?P<other>.)
 )""", re.X | re.S)
 
@@ -74,6 +76,12 @@ def _rows(text: str) -> list[tuple]:
     for m in _TOKEN.finditer(text, 1 if text.startswith("\ufeff") else 0):
         kind = m.lastgroup
         s = m.start(kind)
+        if kind not in _LINE_KINDS:
+            append((kind, m.group(kind), line, s - line_start + 1, bol))
+            if kind == "open":
+                break
+            bol = False
+            continue
         val = m.group(kind)
         if kind == "nl":
             append(("nl", val, line, s - line_start + 1, False))
@@ -82,17 +90,14 @@ def _rows(text: str) -> list[tuple]:
                 line_start = m.end()
             bol = True
             continue
-        if kind in ("ws", "lc", "bc"):
-            n = val.count("\n")
-            if n:
-                line += n
-                line_start = s + val.rfind("\n") + 1
-            continue
-        append((kind, val, line, s - line_start + 1, bol))
-        if kind == "open":
-            break
-        bol = False
+        n = val.count("\n")  # blanks and comments
+        if n:
+            line += n
+            line_start = s + val.rfind("\n") + 1
     return out
+
+
+_LINE_KINDS = frozenset(("nl", "ws", "lc", "bc"))  # a line's end, or what may hold one and is dropped
 
 
 MAX_QUOTE = 40  # characters of source text a note may quote
