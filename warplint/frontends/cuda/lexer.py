@@ -52,18 +52,37 @@ def tokenize(text: str, path: str) -> list[Tok]:
     byte order mark is skipped (it counts as column 1).  An unterminated `/*` comments out the
     rest of the text and becomes the last token, of kind `open`.  Fresh tokens on every call
     (callers change lists and tokens); a file's rows are remembered by its text (`TOKENIZED`)."""
-    rows = TOKENIZED.get(text) if len(text) >= MEMO_MIN_CHARS else None
-    if rows is None:
-        rows = _rows(text)
-        if len(text) >= MEMO_MIN_CHARS:
-            TOKENIZED.put(text, rows, len(text))
     none = frozenset()
-    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in rows]
+    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in lined_rows(text)[0]]
+
+
+def lined_rows(text: str) -> tuple[list[tuple], list[tuple[int, int]]]:
+    """The rows of `tokenize(text, ...)` (kind, text, line, column, first on its line), and the
+    (start, stop) of each line's rows, its `nl` left out, for the lines with a token."""
+    entry = TOKENIZED.get(text) if len(text) >= MEMO_MIN_CHARS else None
+    if entry is None:
+        rows = _rows(text)
+        entry = rows, _line_spans(rows)
+        if len(text) >= MEMO_MIN_CHARS:
+            TOKENIZED.put(text, entry, len(text))
+    return entry
+
+
+def make_toks(rows, path: str) -> list[Tok]:
+    """Fresh tokens of `rows` in `path`, the `nl` rows left out."""
+    none = frozenset()
+    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in rows if kind != "nl"]
 
 
 # A header is tokenized once per file including it and per target text: its rows are kept.
 TOKENIZED = TextMemo(max_chars=2_000_000)  # about 50 MB of rows
 MEMO_MIN_CHARS = 2_000  # files, not macro values or pasted tokens
+
+
+def _line_spans(rows) -> list[tuple[int, int]]:
+    ends = [i for i, row in enumerate(rows) if row[0] == "nl"]
+    ends.append(len(rows))
+    return [(start, stop) for start, stop in zip([0] + [i + 1 for i in ends], ends) if stop > start]
 
 
 def _rows(text: str) -> list[tuple]:

@@ -20,7 +20,7 @@ from ...errors import InputError
 from ...inputs import InputFileError, read_regular
 from ... import intops
 from ...ir import Loc
-from .lexer import Tok, brief, quotable, tokenize
+from .lexer import Tok, brief, lined_rows, make_toks, quotable, tokenize
 
 MAX_INCLUDE_DEPTH = 24
 MAX_EXPANSION = 50_000  # macro expansion steps per file (bench/kernels/big.cu: 2,790)
@@ -59,18 +59,9 @@ class PPError(Exception):
         self.msg = msg
 
 
-def _lines(toks):
-    """Split into logical lines (lists of tokens without the nl token)."""
-    cur = []
-    for t in toks:
-        if t.kind == "nl":
-            if cur:
-                yield cur
-                cur = []
-        else:
-            cur.append(t)
-    if cur:
-        yield cur
+def _row_tok(row: tuple, path: str) -> Tok:
+    kind, text, line, col, bol = row
+    return Tok(kind, text, path, line, col, frozenset(), bol)
 
 
 def _header_name(rest: list[Tok]) -> tuple[str, bool]:
@@ -165,9 +156,13 @@ class Preprocessor:
         return out
 
     def _file(self, text, path, depth, out):
-        toks = tokenize(text, path)
-        if toks and toks[-1].kind == "open":
-            self.notes.append((toks.pop(), "unterminated comment: the rest of the file is not analysed"))
+        rows, spans = lined_rows(text)
+        end = len(rows)  # rows[:end]: the file's tokens
+        if rows and rows[-1][0] == "open":
+            end -= 1
+            self.notes.append((_row_tok(rows[end], path), "unterminated comment: the rest of the file is not analysed"))
+            start = spans[-1][0]  # the last line ends with it
+            spans = spans[:-1] + ([(start, end)] if end > start else [])
         stack: list[list[bool]] = []  # [active, taken_any, parent_active]
         active = True
         pending: list[Tok] = []
@@ -178,18 +173,26 @@ class Preprocessor:
                 pending.clear()
 
         guard, guard_closed = None, False  # an include guard wrapping the whole file
-        for i, ln in enumerate(_lines(toks)):
-            first = ln[0]
+        code = None  # the first row of the active code lines since the last directive
+        code_end = 0
+        for i, (start, stop) in enumerate(spans):
             if i == 0:
-                guard = _guard_macro(ln)
+                guard = _guard_macro(make_toks(rows[start:stop], path))
             elif guard_closed:
                 guard = None  # something after the guard's #endif
-            if not (first.text == "#" and first.kind == "op" and first.bol):
+            kind, x, _, _, bol = rows[start]
+            if not (x == "#" and kind == "op" and bol):
                 if active:
-                    pending.extend(ln)
+                    if code is None:
+                        code = start
+                    code_end = stop
                 continue
-            if len(ln) == 1:
+            if code is not None:  # the code lines before this directive, at once
+                pending += make_toks(rows[code:code_end], path)
+                code = None
+            if stop - start == 1:
                 continue
+            ln = make_toks(rows[start:stop], path)
             d = ln[1].text
             rest = ln[2:]
             if d in ("if", "ifdef", "ifndef"):
@@ -247,16 +250,18 @@ class Preprocessor:
                     self.macros.pop(rest[0].text, None)
             elif d == "include":
                 flush()
-                self.include(rest, first, path, depth, out)
+                self.include(rest, ln[0], path, depth, out)
             elif d == "pragma":
                 if rest and rest[0].text == "once":
                     self.once.add(os.path.abspath(path))
             elif d == "error":
                 self.notes.append((ln[0], self.error_note(ln[0], rest)))
             # #line, #warning, #ident and unknown directives are ignored
+        if code is not None:
+            pending += make_toks(rows[code:code_end], path)
         flush()
         if stack:
-            raise PPError(toks[-1] if toks else Tok("nl", "", path, 1, 1), "unterminated #if")
+            raise PPError(_row_tok(rows[end - 1], path) if end else Tok("nl", "", path, 1, 1), "unterminated #if")
         if guard and guard_closed:
             self.guards[os.path.abspath(path)] = guard
 
