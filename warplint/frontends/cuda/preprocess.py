@@ -18,6 +18,7 @@ from ...cache import note_probe, note_read
 from ...pipeline import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
+from ...memo import remember
 from ... import intops
 from ...ir import Loc
 from .lexer import Tok, brief, lined_rows, make_toks, quotable, tokenize
@@ -30,6 +31,9 @@ MAX_INCLUDE_BYTES = 1024 * 1024  # all the files one file includes, together (pa
 TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
                    "device_functions.h", "cooperative_groups.h", "cuda_fp16.h", "cuda_bf16.h",
                    "vector_types.h", "math_constants.h", "helper_cuda.h"}
+
+
+_CANDIDATES: dict[tuple, tuple[str, ...]] = {}  # include_candidates' answers
 
 
 ARCH_MACROS = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__"})  # what differs between targets
@@ -319,12 +323,20 @@ class Preprocessor:
                            f"#include{quoted} not found (next to the file, in an -I directory or "
                            "under a directory above it): what it defines is unknown"))
 
-    def include_candidates(self, name: str, angled: bool, path: str) -> list[str]:
+    def include_candidates(self, name: str, angled: bool, path: str) -> tuple[str, ...]:
         """Where `name` is looked for, in order: next to the including file (for "name" only),
         the -I directories, then under each directory above the including file up to the linted
         tree's root, under its `include/` folder (the -I a build system would give:
         include/<proj>/... from a nested file, nccl's src/include for src/device/x.h) and, for
-        "proj/x.h", under its `proj/include/` folder (a package's own include tree)."""
+        "proj/x.h", under its `proj/include/` folder (a package's own include tree).  Remembered
+        (a header is included from the same folder again and again)."""
+        key = (name, angled, os.path.dirname(path), tuple(self.include_paths), self.readable_roots[0], os.getcwd())
+        cands = _CANDIDATES.get(key)
+        if cands is None:
+            cands = remember(_CANDIDATES, key, tuple(self._candidates(name, angled, path)))
+        return cands
+
+    def _candidates(self, name: str, angled: bool, path: str) -> list[str]:
         here = os.path.dirname(path) or "."
         cands = [] if angled else [os.path.join(here, name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
