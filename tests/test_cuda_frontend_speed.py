@@ -381,3 +381,119 @@ def test_qualifier_replacements_as_the_long_way():
                 start = rng.randrange(len(toks))
                 replace[start] = (start + 1 + rng.randrange(4), ["n"] * rng.randrange(3))
         assert qualifiers._apply(toks, replace) == _apply_long_way(toks, replace)
+
+
+def _scopes_long_way(toks):
+    """Rewriter._scopes as it was: every token through the cases."""
+    out, closers, i, n = [], [], 0, len(toks)
+    while i < n:
+        t = toks[i]
+        x = t.text
+        if x == "::":
+            if out and out[-1].kind == "id" and i + 1 < n and toks[i + 1].kind == "id":
+                prev = out[-1]
+                if prev.text in ("std", "cub", "thrust", "cuda", "cooperative_groups", "cg") \
+                        and toks[i + 1].text not in ("numeric_limits",):
+                    out[-1] = toks[i + 1].copy(path=prev.path, line=prev.line, col=prev.col)
+                else:
+                    out[-1] = prev.copy(text=prev.text + "__" + toks[i + 1].text)
+                i += 2
+                continue
+            if i + 1 < n and toks[i + 1].kind == "str":
+                out.append(t)
+                i += 1
+                continue
+            i += 1
+            continue
+        if x == "namespace" and t.kind == "id":
+            j = i + 1
+            while j < n and toks[j].text not in ("{", ";", "="):
+                j += 1
+            if j < n and toks[j].text == "{":
+                closers.append(True)
+                i = j + 1
+                continue
+            while j < n and toks[j].text != ";":
+                j += 1
+            if out and out[-1].text == "using":
+                out.pop()
+            i = j + 1
+            continue
+        if x == "extern" and i + 1 < n and toks[i + 1].kind == "str":
+            if i + 2 < n and toks[i + 2].text == "{":
+                closers.append(True)
+                i += 3
+            else:
+                i += 2
+            continue
+        if x == "{":
+            closers.append(False)
+        elif x == "}":
+            if closers and closers.pop():
+                i += 1
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _collect_templates_long_way(rw, toks):
+    from warplint.frontends.cuda.rewrite import _match_angle
+    n = len(toks)
+    for i, t in enumerate(toks):
+        if t.text in ("struct", "class") and i + 2 < n and toks[i + 1].kind == "id" and \
+                toks[i + 2].text in ("{", "<", ":"):
+            rw.structs.add(toks[i + 1].text)
+            j = i + 2
+            while j < n and j < i + 64 and toks[j].text != "{":
+                j += 1
+            if j < n and toks[j].text == "{":
+                e = lexer.closing(toks, j, "{", "}")
+                body = {x.text for x in toks[j:e]} if e is not None and e - j < 400 else set()
+                if "__shared__" in body and "operator" in body:
+                    rw.shared_structs.add(toks[i + 1].text)
+        if t.text == "template" and i + 1 < n and toks[i + 1].text == "<":
+            j = _match_angle(toks, i + 1, 256)
+            if j is None:
+                continue
+            k, depth = j + 1, 0
+            while k < n and k < j + 200:
+                x = toks[k].text
+                if x in ("(", ";", "{", "=") and depth == 0:
+                    break
+                if x == "<":
+                    depth += 1
+                elif x == ">":
+                    depth -= 1
+                k += 1
+            if k < n and toks[k].text in ("(", "{", ";") and k > 0 and toks[k - 1].kind == "id":
+                rw.templates.add(toks[k - 1].text)
+
+
+SCOPE_TEXTS = ["namespace a { int x; } namespace b = a; using namespace b; int y;", "namespace", "::",
+               "a ::", ":: b", 'extern "C" { int f(); }', 'extern "C"', "extern", "} } {", "std::min<int>(a, b)",
+               'asm("x" ::"r"(y));', "A::B::C d;", "struct S : T::U { class V {}; };", "template <class T> struct",
+               "template", "template <", "class", "struct S {"]
+
+
+def test_rewriter_scope_passes_as_the_long_way():
+    """Rewriter._scopes (the tokens between the ones it acts on copied at once) and
+    _collect_templates (only at struct/class/template) against every token through the cases."""
+    from warplint.frontends.cuda.rewrite import Rewriter
+    streams = [lexer.tokenize(text, "x.cu") for text in SCOPE_TEXTS]
+    for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*")):
+        try:
+            streams.append(frontend.preprocess(path.read_text(errors="surrogateescape"), str(path), {}, [])[0])
+        except Exception:  # noqa: BLE001  (an input error)
+            continue
+    assert len(streams) > 300
+
+    def shown(toks):
+        return [(t.kind, t.text, t.path, t.line, t.col, t.hide, t.bol) for t in toks]
+    for toks in streams:
+        assert shown(Rewriter()._scopes(toks)) == shown(_scopes_long_way(toks))
+        short, long = Rewriter(), Rewriter()
+        short._collect_templates(toks)
+        _collect_templates_long_way(long, toks)
+        assert (short.structs, short.shared_structs, short.templates) == \
+            (long.structs, long.shared_structs, long.templates)
