@@ -497,3 +497,90 @@ def test_rewriter_scope_passes_as_the_long_way():
         _collect_templates_long_way(long, toks)
         assert (short.structs, short.shared_structs, short.templates) == \
             (long.structs, long.shared_structs, long.templates)
+
+
+def _expand_long_way(self, toks, in_if=False):
+    """Preprocessor.expand as it was: every token through the stack."""
+    from warplint.frontends.cuda.preprocess import ARCH_MACROS, MAX_EXPANSION, PPError
+    macros, out, work = self.macros, [], list(reversed(toks))
+    while work:
+        t = work.pop()
+        if t.kind != "id" or t.text not in macros or t.text in t.hide:
+            if t.kind == "id" and t.text in ("__LINE__", "__FILE__"):
+                t = t.copy(kind="num", text=str(t.line)) if t.text == "__LINE__" else \
+                    t.copy(kind="str", text='"' + t.path.replace("\\", "/") + '"')
+            out.append(t)
+            continue
+        m = macros[t.text]
+        if m.name in ARCH_MACROS:
+            self._arch_read = True
+            if not in_if:
+                self.arch_trace.append((t.path, t.line, " ".join(b.text for b in m.body)))
+        if self.budget >= 0:
+            self.budget -= 1 + len(m.body)
+            if self.budget < 0:
+                self.notes.append((t, f"macro expansion budget ({MAX_EXPANSION} steps) reached: this "
+                                      "and later macro uses are left unexpanded"))
+        if self.budget < 0:
+            out.append(t)
+            continue
+        if m.params is None:
+            hide = t.hide | {m.name}
+            work.extend(reversed([b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
+                                  for b in m.body]))
+            continue
+        if not work or work[-1].text != "(":
+            out.append(t)
+            continue
+        work.pop()
+        args, level, closing = [[]], 0, None
+        while work:
+            a = work.pop()
+            if a.text == "(" and a.kind == "op":
+                level += 1
+            elif a.text == ")" and a.kind == "op":
+                if level == 0:
+                    closing = a
+                    break
+                level -= 1
+            elif a.text == "," and level == 0 and a.kind == "op" and not (m.variadic and len(args) >= len(m.params)):
+                args.append([])
+                continue
+            args[-1].append(a)
+        if closing is None:
+            raise PPError(t, f"unterminated call of macro '{m.name}'")
+        if len(m.params) == 0 and args == [[]]:
+            args = []
+        hide = t.hide | closing.hide | {m.name}
+        body = self.substitute(m, args, t, in_if)
+        for b in body:
+            b.hide = b.hide | hide
+        work.extend(reversed(body))
+    return out
+
+
+MACRO_TEXTS = ["#define F(x) x + F(x)\n#define G F\nG(1) G (2) G", "#define E(...) __VA_ARGS__\nE() E(a, (b, c)) E",
+               "#define A B\n#define B A\nA B __LINE__ __FILE__", "#define C(x, y) x ## y\nC(a, b) C(, ) C(1,",
+               "#define H() h\nH() H ( ) H", "#define S(x) #x\nS(a \"b\") S()", "#define L __LINE__\nL\nL",
+               "#if defined(X) || F(1)\n#endif\n#define X 1\n#if X\nx\n#endif", "#define P(x) (x)\nP(P(P(1)))"]
+
+
+def test_macro_expansion_as_the_long_way(monkeypatch):
+    """Preprocessor.expand (the tokens no macro touches copied at once) gives the tokens, notes
+    and architecture trace of the token-by-token stack on every fixture and odd macro uses."""
+    from warplint.frontends.cuda import preprocess as pp
+
+    def run(text, path):
+        p = pp.Preprocessor(pp.cuda_defines(700), [], path)
+        try:
+            toks = p.run(text, path)
+        except pp.PPError as e:
+            return repr(e.msg), e.tok.line, e.tok.col
+        return ([(t.kind, t.text, t.path, t.line, t.col, t.hide, t.bol) for t in toks],
+                [(t.line, t.col, note) for t, note in p.notes], p.arch_trace, p.budget)
+    inputs = [(text, "m.cu") for text in MACRO_TEXTS]
+    inputs += [(p.read_text(errors="surrogateescape"), str(p)) for folder in SOURCES for p in sorted(folder.rglob("*.cu*"))]
+    assert len(inputs) > 300
+    short = [run(*i) for i in inputs]
+    monkeypatch.setattr(pp.Preprocessor, "expand", _expand_long_way)
+    assert [run(*i) for i in inputs] == short

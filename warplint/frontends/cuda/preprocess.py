@@ -36,6 +36,7 @@ TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_lau
 _CANDIDATES: dict[tuple, tuple[str, ...]] = {}  # include_candidates' answers
 
 
+_PLACE_MACROS = ("__LINE__", "__FILE__")  # expanded to where they stand
 ARCH_MACROS = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__"})  # what differs between targets
 
 
@@ -415,11 +416,27 @@ class Preprocessor:
     def expand(self, toks: list[Tok], in_if: bool = False) -> list[Tok]:
         macros = self.macros
         out: list[Tok] = []
-        work = list(reversed(toks))  # stack; pop from the end
-        while work:
-            t = work.pop()
+        pushed: list[Tok] = []  # the tokens of expansions, last first: read before toks[i:]
+        n = len(toks)
+        # the tokens of `toks` that may change: names of macros, __LINE__, __FILE__ (the others are copied)
+        starts = [k for k, t in enumerate(toks) if t.kind == "id" and (t.text in macros or t.text in _PLACE_MACROS)]
+        starts.append(n)
+        s = 0  # starts[s]: the next of them
+        i = 0
+        while True:
+            if pushed:
+                t = pushed.pop()
+            else:
+                while starts[s] < i:
+                    s += 1
+                out += toks[i:starts[s]]
+                i = starts[s]
+                if i == n:
+                    break
+                t = toks[i]
+                i += 1
             if t.kind != "id" or t.text not in macros or t.text in t.hide:
-                if t.kind == "id" and t.text in ("__LINE__", "__FILE__"):
+                if t.kind == "id" and t.text in _PLACE_MACROS:
                     t = t.copy(kind="num", text=str(t.line)) if t.text == "__LINE__" else \
                         t.copy(kind="str", text='"' + t.path.replace("\\", "/") + '"')
                 if in_if and t.text == "defined":
@@ -443,17 +460,25 @@ class Preprocessor:
                 hide = t.hide | {m.name}
                 body = [b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
                         for b in m.body]
-                work.extend(reversed(body))
+                pushed.extend(reversed(body))
                 continue
-            if not work or work[-1].text != "(":
+            nxt = pushed[-1] if pushed else toks[i] if i < n else None
+            if nxt is None or nxt.text != "(":
                 out.append(t)
                 continue
-            work.pop()
+            if pushed:
+                pushed.pop()
+            else:
+                i += 1
             args: list[list[Tok]] = [[]]
             level = 0
             closing = None
-            while work:
-                a = work.pop()
+            while pushed or i < n:
+                if pushed:
+                    a = pushed.pop()
+                else:
+                    a = toks[i]
+                    i += 1
                 if a.text == "(" and a.kind == "op":
                     level += 1
                 elif a.text == ")" and a.kind == "op":
@@ -474,7 +499,7 @@ class Preprocessor:
             body = self.substitute(m, args, t, in_if)
             for b in body:
                 b.hide = b.hide | hide
-            work.extend(reversed(body))
+            pushed.extend(reversed(body))
         return out
 
     def substitute(self, m: _Macro, args, at: Tok, in_if) -> list[Tok]:
