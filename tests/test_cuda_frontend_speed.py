@@ -584,3 +584,14 @@ def test_macro_expansion_as_the_long_way(monkeypatch):
     short = [run(*i) for i in inputs]
     monkeypatch.setattr(pp.Preprocessor, "expand", _expand_long_way)
     assert [run(*i) for i in inputs] == short
+
+
+def test_launched_names_as_the_long_way():
+    from warplint.frontends.cuda import qualifiers
+    texts = ["<<<", "k<<<1, 2>>>()", "a << b; k <<< g, b >>> (x); (f)<<<1,1>>>()", "k<<", "k<<<", "<< <", "x<<<<"]
+    texts += [p.read_text(errors="surrogateescape") for folder in SOURCES for p in sorted(folder.rglob("*.cu*"))]
+    for text in texts:
+        toks = lexer.tokenize(text, "x.cu")
+        long_way = {toks[i].text for i in range(len(toks) - 2)
+                    if toks[i].kind == "id" and toks[i + 1].text == "<<" and toks[i + 2].text == "<"}
+        assert qualifiers._launched(toks) == long_way, text[:60]

@@ -18,7 +18,6 @@ name really is; a name defined there is expanded by the preprocessor and never r
 from __future__ import annotations
 
 import re
-from itertools import islice
 from operator import attrgetter
 
 from .lexer import Tok, closing, quotable
@@ -38,8 +37,7 @@ _text = attrgetter("text")
 def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]]]:
     """The tokens with undefined qualifier, attribute and pragma macros read as said above,
     and the notes (token, message) for the qualifiers guessed."""
-    launched = {a.text for a, b, c in zip(toks, islice(toks, 1, None), islice(toks, 2, None))
-                if b.text == "<<" and c.text == "<" and a.kind == "id"}
+    launched = _launched(toks)
     replace: dict[int, tuple[int, list[Tok]]] = {}  # start index -> (end index, new tokens)
     notes: list[tuple[Tok, str]] = []
     noted: set[str] = set()
@@ -72,6 +70,20 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
                     noted.add(toks[k].text)
                     notes.append((toks[k], _note(toks[k], path, "__shared__", "from its name")))
     return _apply(toks, replace), notes
+
+
+def _launched(toks: list[Tok]) -> set[str]:
+    """The names before `<<<`: functions the file launches."""
+    texts = list(map(_text, toks))
+    out = set()
+    k = 0
+    while True:
+        try:
+            k = texts.index("<<", k + 1)  # the scan in C
+        except ValueError:
+            return out
+        if k + 1 < len(texts) and texts[k + 1] == "<" and toks[k - 1].kind == "id":
+            out.add(texts[k - 1])
 
 
 def _specifiers(toks, head: int, name: int):
@@ -143,7 +155,7 @@ def _pragma_macro(toks, k: int) -> bool:
 
 def _shared_macro(toks, k: int) -> bool:
     """`SHARED float v[8];`: a name that says SHARED first in a declaration in a body."""
-    if not _undefined_macro(toks, k, k) or "SHARED" not in toks[k].text or toks[k - 1].text not in _STATEMENT_STARTS:
+    if "SHARED" not in toks[k].text or toks[k - 1].text not in _STATEMENT_STARTS or not _undefined_macro(toks, k, k):
         return False
     j = k + 1
     while j < len(toks) and (toks[j].kind == "id" or toks[j].text == "*"):
