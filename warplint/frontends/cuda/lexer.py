@@ -75,7 +75,7 @@ def make_toks(rows, path: str) -> list[Tok]:
 
 
 # A header is tokenized once per file including it and per target text: its rows are kept.
-TOKENIZED = TextMemo(max_chars=2_000_000)  # about 50 MB of rows
+TOKENIZED = TextMemo(max_chars=2_000_000)  # about 55 MB of rows and line spans
 MEMO_MIN_CHARS = 2_000  # files, not macro values or pasted tokens
 
 
