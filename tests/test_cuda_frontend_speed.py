@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 from pathlib import Path
 
@@ -80,6 +81,21 @@ def test_line_tokens():
     assert c_tokens.line_tokens("int  x") == (("INT", "int", 1), ("ID", "x", 6))
     assert c_tokens.line_tokens("'a") is None  # an error: pycparser's lexer reports it in place
     assert c_tokens.line_tokens('"#"') is None  # a `#`: directives read the next line
+
+
+def test_long_lines_from_their_words():
+    """A long line (the typedef line) put together from its words' rows is what pycparser's lexer
+    makes of the whole line."""
+    heads = {text.split("\n", 1)[0] for text in _item_texts(limit_files=40)}
+    words = ["typedef", "int", "T;", "x", "(", "a+b", "0x1fULL", "..", "1e+", "->*", ">>=", "$x", "@", "`", "\t"]
+    rng = random.Random(17)
+    soups = [" ".join(rng.choice(words) + " " * rng.randrange(3) for _ in range(120)) for _ in range(200)]
+    heads |= {" ".join(f"typedef int {n};" for n in names) for names in (["A"] * 40, ["bool", "_Bool", "int"] * 20)}
+    lines = [line for line in heads | set(soups) if len(line) > c_tokens.MAX_LINE_CHARS]
+    lines += ["x" * 300 + " " + "y" * 250, "a " * 150 + '"s  t"', "a " * 150 + "// c", "a " * 150 + "'c"]
+    assert len(lines) > 200
+    for line in lines:
+        assert c_tokens._line_rows(line) == c_tokens.line_tokens(line), line
 
 
 def _desugared_trees():
@@ -305,6 +321,16 @@ def test_lexer_blanks_before_tokens():
         assert lexer._rows(text) == _rows_long_way(text), text[:60]
 
 
+def test_lexer_token_order_on_odd_texts():
+    """Names and operators tried first (guarded against literals, numbers and comments) give the
+    tokens of the order before (literals, comments and numbers first), on random short texts."""
+    rng = random.Random(11)
+    alphabet = list("aLuU8_$ \t\r\n\\\"'/.*#+-<>=:;09xeEp()[]{}!&|^~?%,@`\f\v\x00\u00e9")
+    for _ in range(30_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 16)))
+        assert lexer._rows(text) == _rows_long_way(text), repr(text)
+
+
 def _cuda_specifiers_long_way(toks):
     out, i = [], 0
     while i < len(toks):
@@ -363,3 +389,245 @@ def test_token_passes_find_what_the_long_way_finds():
         assert cxx.cuda_specifiers(toks) == _cuda_specifiers_long_way(toks)
         short, long = cxx.conversion_calls(toks), _conversion_calls_long_way(toks)
         assert [(t.kind, t.text, t.line, t.col) for t in short] == [(t.kind, t.text, t.line, t.col) for t in long]
+
+
+def _apply_long_way(toks, replace):
+    out, i = [], 0
+    while i < len(toks):
+        if i in replace:
+            stop, new = replace[i]
+            out.extend(new)
+            i = stop
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def test_qualifier_replacements_as_the_long_way():
+    """qualifiers._apply (slices between the replaced stretches) against the token-by-token walk,
+    stretches overlapping and nested included."""
+    from warplint.frontends.cuda import qualifiers
+    rng = random.Random(5)
+    for _ in range(500):
+        toks = list(range(rng.randrange(30)))
+        replace = {}
+        for _ in range(rng.randrange(6)):
+            if toks:
+                start = rng.randrange(len(toks))
+                replace[start] = (start + 1 + rng.randrange(4), ["n"] * rng.randrange(3))
+        assert qualifiers._apply(toks, replace) == _apply_long_way(toks, replace)
+
+
+def _scopes_long_way(toks):
+    """Rewriter._scopes as it was: every token through the cases."""
+    out, closers, i, n = [], [], 0, len(toks)
+    while i < n:
+        t = toks[i]
+        x = t.text
+        if x == "::":
+            if out and out[-1].kind == "id" and i + 1 < n and toks[i + 1].kind == "id":
+                prev = out[-1]
+                if prev.text in ("std", "cub", "thrust", "cuda", "cooperative_groups", "cg") \
+                        and toks[i + 1].text not in ("numeric_limits",):
+                    out[-1] = toks[i + 1].copy(path=prev.path, line=prev.line, col=prev.col)
+                else:
+                    out[-1] = prev.copy(text=prev.text + "__" + toks[i + 1].text)
+                i += 2
+                continue
+            if i + 1 < n and toks[i + 1].kind == "str":
+                out.append(t)
+                i += 1
+                continue
+            i += 1
+            continue
+        if x == "namespace" and t.kind == "id":
+            j = i + 1
+            while j < n and toks[j].text not in ("{", ";", "="):
+                j += 1
+            if j < n and toks[j].text == "{":
+                closers.append(True)
+                i = j + 1
+                continue
+            while j < n and toks[j].text != ";":
+                j += 1
+            if out and out[-1].text == "using":
+                out.pop()
+            i = j + 1
+            continue
+        if x == "extern" and i + 1 < n and toks[i + 1].kind == "str":
+            if i + 2 < n and toks[i + 2].text == "{":
+                closers.append(True)
+                i += 3
+            else:
+                i += 2
+            continue
+        if x == "{":
+            closers.append(False)
+        elif x == "}":
+            if closers and closers.pop():
+                i += 1
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _collect_templates_long_way(rw, toks):
+    from warplint.frontends.cuda.rewrite import _match_angle
+    n = len(toks)
+    for i, t in enumerate(toks):
+        if t.text in ("struct", "class") and i + 2 < n and toks[i + 1].kind == "id" and \
+                toks[i + 2].text in ("{", "<", ":"):
+            rw.structs.add(toks[i + 1].text)
+            j = i + 2
+            while j < n and j < i + 64 and toks[j].text != "{":
+                j += 1
+            if j < n and toks[j].text == "{":
+                e = lexer.closing(toks, j, "{", "}")
+                body = {x.text for x in toks[j:e]} if e is not None and e - j < 400 else set()
+                if "__shared__" in body and "operator" in body:
+                    rw.shared_structs.add(toks[i + 1].text)
+        if t.text == "template" and i + 1 < n and toks[i + 1].text == "<":
+            j = _match_angle(toks, i + 1, 256)
+            if j is None:
+                continue
+            k, depth = j + 1, 0
+            while k < n and k < j + 200:
+                x = toks[k].text
+                if x in ("(", ";", "{", "=") and depth == 0:
+                    break
+                if x == "<":
+                    depth += 1
+                elif x == ">":
+                    depth -= 1
+                k += 1
+            if k < n and toks[k].text in ("(", "{", ";") and k > 0 and toks[k - 1].kind == "id":
+                rw.templates.add(toks[k - 1].text)
+
+
+SCOPE_TEXTS = ["namespace a { int x; } namespace b = a; using namespace b; int y;", "namespace", "::",
+               "a ::", ":: b", 'extern "C" { int f(); }', 'extern "C"', "extern", "} } {", "std::min<int>(a, b)",
+               'asm("x" ::"r"(y));', "A::B::C d;", "struct S : T::U { class V {}; };", "template <class T> struct",
+               "template", "template <", "class", "struct S {"]
+
+
+def test_rewriter_scope_passes_as_the_long_way():
+    """Rewriter._scopes (the tokens between the ones it acts on copied at once) and
+    _collect_templates (only at struct/class/template) against every token through the cases."""
+    from warplint.frontends.cuda.rewrite import Rewriter
+    streams = [lexer.tokenize(text, "x.cu") for text in SCOPE_TEXTS]
+    for path in sorted(p for folder in SOURCES for p in folder.rglob("*.cu*")):
+        try:
+            streams.append(frontend.preprocess(path.read_text(errors="surrogateescape"), str(path), {}, [])[0])
+        except Exception:  # noqa: BLE001  (an input error)
+            continue
+    assert len(streams) > 300
+
+    def shown(toks):
+        return [(t.kind, t.text, t.path, t.line, t.col, t.hide, t.bol) for t in toks]
+    for toks in streams:
+        assert shown(Rewriter()._scopes(toks)) == shown(_scopes_long_way(toks))
+        short, long = Rewriter(), Rewriter()
+        short._collect_templates(toks)
+        _collect_templates_long_way(long, toks)
+        assert (short.structs, short.shared_structs, short.templates) == \
+            (long.structs, long.shared_structs, long.templates)
+
+
+def _expand_long_way(self, toks, in_if=False):
+    """Preprocessor.expand as it was: every token through the stack."""
+    from warplint.frontends.cuda.preprocess import ARCH_MACROS, MAX_EXPANSION, PPError
+    macros, out, work = self.macros, [], list(reversed(toks))
+    while work:
+        t = work.pop()
+        if t.kind != "id" or t.text not in macros or t.text in t.hide:
+            if t.kind == "id" and t.text in ("__LINE__", "__FILE__"):
+                t = t.copy(kind="num", text=str(t.line)) if t.text == "__LINE__" else \
+                    t.copy(kind="str", text='"' + t.path.replace("\\", "/") + '"')
+            out.append(t)
+            continue
+        m = macros[t.text]
+        if m.name in ARCH_MACROS:
+            self._arch_read = True
+            if not in_if:
+                self.arch_trace.append((t.path, t.line, " ".join(b.text for b in m.body)))
+        if self.budget >= 0:
+            self.budget -= 1 + len(m.body)
+            if self.budget < 0:
+                self.notes.append((t, f"macro expansion budget ({MAX_EXPANSION} steps) reached: this "
+                                      "and later macro uses are left unexpanded"))
+        if self.budget < 0:
+            out.append(t)
+            continue
+        if m.params is None:
+            hide = t.hide | {m.name}
+            work.extend(reversed([b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
+                                  for b in m.body]))
+            continue
+        if not work or work[-1].text != "(":
+            out.append(t)
+            continue
+        work.pop()
+        args, level, closing = [[]], 0, None
+        while work:
+            a = work.pop()
+            if a.text == "(" and a.kind == "op":
+                level += 1
+            elif a.text == ")" and a.kind == "op":
+                if level == 0:
+                    closing = a
+                    break
+                level -= 1
+            elif a.text == "," and level == 0 and a.kind == "op" and not (m.variadic and len(args) >= len(m.params)):
+                args.append([])
+                continue
+            args[-1].append(a)
+        if closing is None:
+            raise PPError(t, f"unterminated call of macro '{m.name}'")
+        if len(m.params) == 0 and args == [[]]:
+            args = []
+        hide = t.hide | closing.hide | {m.name}
+        body = self.substitute(m, args, t, in_if)
+        for b in body:
+            b.hide = b.hide | hide
+        work.extend(reversed(body))
+    return out
+
+
+MACRO_TEXTS = ["#define F(x) x + F(x)\n#define G F\nG(1) G (2) G", "#define E(...) __VA_ARGS__\nE() E(a, (b, c)) E",
+               "#define A B\n#define B A\nA B __LINE__ __FILE__", "#define C(x, y) x ## y\nC(a, b) C(, ) C(1,",
+               "#define H() h\nH() H ( ) H", "#define S(x) #x\nS(a \"b\") S()", "#define L __LINE__\nL\nL",
+               "#if defined(X) || F(1)\n#endif\n#define X 1\n#if X\nx\n#endif", "#define P(x) (x)\nP(P(P(1)))"]
+
+
+def test_macro_expansion_as_the_long_way(monkeypatch):
+    """Preprocessor.expand (the tokens no macro touches copied at once) gives the tokens, notes
+    and architecture trace of the token-by-token stack on every fixture and odd macro uses."""
+    from warplint.frontends.cuda import preprocess as pp
+
+    def run(text, path):
+        p = pp.Preprocessor(pp.cuda_defines(700), [], path)
+        try:
+            toks = p.run(text, path)
+        except pp.PPError as e:
+            return repr(e.msg), e.tok.line, e.tok.col
+        return ([(t.kind, t.text, t.path, t.line, t.col, t.hide, t.bol) for t in toks],
+                [(t.line, t.col, note) for t, note in p.notes], p.arch_trace, p.budget)
+    inputs = [(text, "m.cu") for text in MACRO_TEXTS]
+    inputs += [(p.read_text(errors="surrogateescape"), str(p)) for folder in SOURCES for p in sorted(folder.rglob("*.cu*"))]
+    assert len(inputs) > 300
+    short = [run(*i) for i in inputs]
+    monkeypatch.setattr(pp.Preprocessor, "expand", _expand_long_way)
+    assert [run(*i) for i in inputs] == short
+
+
+def test_launched_names_as_the_long_way():
+    from warplint.frontends.cuda import qualifiers
+    texts = ["<<<", "k<<<1, 2>>>()", "a << b; k <<< g, b >>> (x); (f)<<<1,1>>>()", "k<<", "k<<<", "<< <", "x<<<<"]
+    texts += [p.read_text(errors="surrogateescape") for folder in SOURCES for p in sorted(folder.rglob("*.cu*"))]
+    for text in texts:
+        toks = lexer.tokenize(text, "x.cu")
+        long_way = {toks[i].text for i in range(len(toks) - 2)
+                    if toks[i].kind == "id" and toks[i + 1].text == "<<" and toks[i + 2].text == "<"}
+        assert qualifiers._launched(toks) == long_way, text[:60]

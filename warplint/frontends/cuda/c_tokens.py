@@ -32,7 +32,8 @@ CALLBACKS = "on_lbrace_func" in inspect.signature(CLexer.__init__).parameters
 
 _ATTRIBUTE = re.compile(r"\[\s*\[")
 MAX_LINES = 20_000  # distinct line texts remembered (then afresh)
-MAX_LINE_CHARS = 200  # longer lines (the typedef line) are lexed without being remembered
+MAX_LINE_CHARS = 200  # longer lines (the typedef line) are not remembered whole: their words are
+_HOLDS_BLANKS = re.compile(r"[\"'/\\#]")  # a literal, comment or directive: a token may hold a blank
 
 
 class _LexError(Exception):
@@ -83,14 +84,33 @@ def _rows(text: str) -> list | None:
     for lineno, line in enumerate(text.split("\n"), 1):
         toks = table.get(line, False)
         if toks is False:
-            toks = line_tokens(line)
-            if len(line) <= MAX_LINE_CHARS:
-                remember(table, line, toks, MAX_LINES)
+            toks = _line_rows(line)
         if toks is None:
             return None
         for kind, value, col in toks:
             append((kind, value, lineno, col))
     return rows
+
+
+def _line_rows(line: str) -> tuple | None:
+    """line_tokens(line), remembered by the line's text; a long line where no token can hold a
+    blank is put together from its words' rows (no token spans a blank there)."""
+    if len(line) <= MAX_LINE_CHARS:
+        return remember(_LINES, line, line_tokens(line), MAX_LINES)
+    if " " not in line or _HOLDS_BLANKS.search(line):
+        return line_tokens(line)
+    out = []
+    start = 0  # the word's offset in the line
+    for word in line.split(" "):
+        if word:
+            toks = _LINES.get(word, False)
+            if toks is False:
+                toks = _line_rows(word)
+            if toks is None:
+                return None
+            out += [(kind, value, col + start) for kind, value, col in toks]
+        start += len(word) + 1
+    return tuple(out)
 
 
 def lexer_class() -> type[CLexer]:

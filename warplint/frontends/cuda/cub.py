@@ -23,6 +23,8 @@ Only objects of a type the file names through a `cub::` template (`using S = cub
 items per thread) are not written (as for any opaque call)."""
 from __future__ import annotations
 
+from pycparser import c_ast as A
+
 _SCANS = ("ExclusiveSum", "InclusiveSum", "ExclusiveScan", "InclusiveScan")
 _REDUCTIONS = {"cub__BlockReduce": ("Sum", "Reduce"),
                "cub__WarpReduce": ("Sum", "Reduce", "HeadSegmentedSum", "TailSegmentedSum",
@@ -87,7 +89,6 @@ def collective_call(lw, e, args, discard):
 
 def _object_class(lw, obj) -> str | None:
     """The class an object expression is of: `S(temp)` (a cast, after the C++ layer), or a variable."""
-    from pycparser import c_ast as A
     if isinstance(obj, A.Cast):
         t = lw.ctype(obj.to_type.type)
     elif isinstance(obj, A.ID) and lw.scope.find(obj.name) is not None:
@@ -100,7 +101,6 @@ def _object_class(lw, obj) -> str | None:
 def _same_type(lw, a, output) -> bool:
     """Is `a` a variable of the type of `output` (of its items, for an array of them), a type
     written out (not `auto`, which a prefix callback object may be too)?"""
-    from pycparser import c_ast as A
     from .ctype import Kind
     if not (isinstance(a, A.ID) and isinstance(output, A.ID)):
         return False

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from pycparser import c_ast as A
+
 from ...errors import InputError
 from ...ir import Addr, Diagnostic, Imm, Instr, Label, Loc, Reg, Sym, map_operand
 from ...specials import is_special
@@ -28,7 +30,6 @@ _ASM_OPERAND = re.compile(r"%(\d+)|%%|%=")
 
 
 def _name(e):
-    from pycparser import c_ast as A
     n = e.name
     return n.name if isinstance(n, A.ID) else None
 
@@ -76,7 +77,6 @@ def call(lw, e):
     name = _name(e)
     args = _args(e)
     if name is None:
-        from pycparser import c_ast as A
         n = e.name
         if isinstance(n, A.StructRef) and n.field.name == "sync" and not args and _is_block_group(lw, n.name):
             who = n.name.name if isinstance(n.name, A.ID) else _name(n.name) + "()"
@@ -177,7 +177,6 @@ def call(lw, e):
         lw.emit("shfl.sync.bfly.b32", (d,), (v, Imm(1), c, m), loc, text=name)
         return d, vt
     if name == "sync" and len(args) == 1:
-        from pycparser import c_ast as A
         if isinstance(args[0], A.ID):
             v = lw.scope.find(args[0].name)
             if v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK:
@@ -344,7 +343,6 @@ def _declare_macro_names(lw, name, args) -> None:
     this one declares or sets them (C++ would reject the names otherwise).  They are declared
     here, never written, so what they hold is unknown and may differ between threads; read as
     constants of the unread header, they gave every thread the same index."""
-    from pycparser import c_ast as A
     from .lower import Var
     if name in lw.funcs or name in lw.func_types or lw.scope.find(name) is not None:
         return
@@ -359,7 +357,6 @@ def _unknown_update(lw, name, args) -> bool:
     of a shared or global scalar, may change it and return what each thread found there (an
     atomic behind a macro): its result may differ between threads even when every argument is
     the same in all of them."""
-    from pycparser import c_ast as A
     if name in lw.funcs or lw.scope.find(name) is not None:
         return False
     for a in args:
@@ -395,7 +392,6 @@ _CG_BLOCK = ("thread_block", "grid_group")
 def _is_block_group(lw, e) -> bool:
     """Is `e` the thread block or the grid as a group: a variable of that type, or
     `this_thread_block()`/`this_grid()` itself (its `.sync()` is a barrier of the block)?"""
-    from pycparser import c_ast as A
     if isinstance(e, A.ID):
         v = lw.scope.find(e.name)
         return v is not None and v.kind == "reg" and _type_name(v.type) in _CG_BLOCK
@@ -420,7 +416,6 @@ def auto_group_type(lw, init, t: T) -> T:
     """The type of `auto block = this_thread_block();` (or `this_grid()`, or a copy of such a
     variable): the group's, as if written out, so that its `.sync()` is a barrier of the block and
     its `.thread_rank()` the thread index (an unknown `auto` read them as a tile's)."""
-    from pycparser import c_ast as A
     if t.name != "__auto_t" or init is None or not _is_block_group(lw, init):
         return t
     if isinstance(init, A.ID):
@@ -433,7 +428,6 @@ def _type_name(t):
 
 
 def _is_id(e) -> bool:
-    from pycparser import c_ast as A
     return isinstance(e, A.ID)
 
 
@@ -585,7 +579,6 @@ def tile_method(lw, e, method, size, mask, args, discard):
 
 
 def _store_through(lw, ptr_expr, v, vt, loc):
-    from pycparser import c_ast as A
     if isinstance(ptr_expr, A.UnaryOp) and ptr_expr.op == "&":
         info = lw.address(ptr_expr.expr)
         if info.kind == "reg":
@@ -643,7 +636,6 @@ def _shfl_c(lw, width, clamp, loc):
 
 
 def inline_asm(lw, e, args):
-    from pycparser import c_ast as A
     loc = lw.loc(e)
     tmpl_parts = []
     first = None

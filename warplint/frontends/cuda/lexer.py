@@ -5,17 +5,19 @@ import re
 
 from ...memo import TextMemo
 
+# The most frequent tokens are tried first: a name that is not the prefix of a literal (`u8"s"`,
+# `L'c'`), an operator that does not start a number or a comment (`.5`, `//`, `/*`).
 _TOKEN = re.compile(r"""[ \t\f\v]*(?:  # blanks before a token: part of its match, not one of their own
- (?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
+ (?P<id>(?!(?:u8|u|U|L)(?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))[A-Za-z_$][A-Za-z0-9_$]*)
+|(?P<op>(?!\.[0-9]|/[/*])(?:\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#]))
+|(?P<ws>(?:[ \t\f\v]|\r(?=\n))+|\\\r?\n)
 |(?P<nl>\n|\r)
 |(?P<lc>//(?:[^\n\r\\]|\r(?=\n)|\\\r?\n|\\)*)
 |(?P<bc>/\*.*?\*/)
 |(?P<open>/\*)
 |(?P<str>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
 |(?P<chr>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*')
-|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)
 |(?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*)
-|(?P<op>\.\.\.|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\^=|\|=|\#\#|[-+*/%=<>!&|^~?:;,.()\[\]{}\#])
 |(?P<other>.)
 )""", re.X | re.S)
 
@@ -50,18 +52,37 @@ def tokenize(text: str, path: str) -> list[Tok]:
     byte order mark is skipped (it counts as column 1).  An unterminated `/*` comments out the
     rest of the text and becomes the last token, of kind `open`.  Fresh tokens on every call
     (callers change lists and tokens); a file's rows are remembered by its text (`TOKENIZED`)."""
-    rows = TOKENIZED.get(text) if len(text) >= MEMO_MIN_CHARS else None
-    if rows is None:
-        rows = _rows(text)
-        if len(text) >= MEMO_MIN_CHARS:
-            TOKENIZED.put(text, rows, len(text))
     none = frozenset()
-    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in rows]
+    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in lined_rows(text)[0]]
+
+
+def lined_rows(text: str) -> tuple[list[tuple], list[tuple[int, int]]]:
+    """The rows of `tokenize(text, ...)` (kind, text, line, column, first on its line), and the
+    (start, stop) of each line's rows, its `nl` left out, for the lines with a token."""
+    entry = TOKENIZED.get(text) if len(text) >= MEMO_MIN_CHARS else None
+    if entry is None:
+        rows = _rows(text)
+        entry = rows, _line_spans(rows)
+        if len(text) >= MEMO_MIN_CHARS:
+            TOKENIZED.put(text, entry, len(text))
+    return entry
+
+
+def make_toks(rows, path: str) -> list[Tok]:
+    """Fresh tokens of `rows` in `path`, the `nl` rows left out."""
+    none = frozenset()
+    return [Tok(kind, val, path, line, col, none, bol) for kind, val, line, col, bol in rows if kind != "nl"]
 
 
 # A header is tokenized once per file including it and per target text: its rows are kept.
-TOKENIZED = TextMemo(max_chars=2_000_000)  # about 50 MB of rows
+TOKENIZED = TextMemo(max_chars=2_000_000)  # about 55 MB of rows and line spans
 MEMO_MIN_CHARS = 2_000  # files, not macro values or pasted tokens
+
+
+def _line_spans(rows) -> list[tuple[int, int]]:
+    ends = [i for i, row in enumerate(rows) if row[0] == "nl"]
+    ends.append(len(rows))
+    return [(start, stop) for start, stop in zip([0] + [i + 1 for i in ends], ends) if stop > start]
 
 
 def _rows(text: str) -> list[tuple]:
@@ -74,6 +95,12 @@ def _rows(text: str) -> list[tuple]:
     for m in _TOKEN.finditer(text, 1 if text.startswith("\ufeff") else 0):
         kind = m.lastgroup
         s = m.start(kind)
+        if kind not in _LINE_KINDS:
+            append((kind, m.group(kind), line, s - line_start + 1, bol))
+            if kind == "open":
+                break
+            bol = False
+            continue
         val = m.group(kind)
         if kind == "nl":
             append(("nl", val, line, s - line_start + 1, False))
@@ -82,17 +109,14 @@ def _rows(text: str) -> list[tuple]:
                 line_start = m.end()
             bol = True
             continue
-        if kind in ("ws", "lc", "bc"):
-            n = val.count("\n")
-            if n:
-                line += n
-                line_start = s + val.rfind("\n") + 1
-            continue
-        append((kind, val, line, s - line_start + 1, bol))
-        if kind == "open":
-            break
-        bol = False
+        n = val.count("\n")  # blanks and comments
+        if n:
+            line += n
+            line_start = s + val.rfind("\n") + 1
     return out
+
+
+_LINE_KINDS = frozenset(("nl", "ws", "lc", "bc"))  # a line's end, or what may hold one and is dropped
 
 
 MAX_QUOTE = 40  # characters of source text a note may quote

@@ -18,9 +18,10 @@ from ...cache import note_probe, note_read
 from ...pipeline import within
 from ...errors import InputError
 from ...inputs import InputFileError, read_regular
+from ...memo import remember
 from ... import intops
 from ...ir import Loc
-from .lexer import Tok, brief, quotable, tokenize
+from .lexer import Tok, brief, lined_rows, make_toks, quotable, tokenize
 
 MAX_INCLUDE_DEPTH = 24
 MAX_EXPANSION = 50_000  # macro expansion steps per file (bench/kernels/big.cu: 2,790)
@@ -32,6 +33,10 @@ TOOLKIT_HEADERS = {"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_lau
                    "vector_types.h", "math_constants.h", "helper_cuda.h"}
 
 
+_CANDIDATES: dict[tuple, tuple[str, ...]] = {}  # include_candidates' answers
+
+
+_PLACE_MACROS = ("__LINE__", "__FILE__")  # expanded to where they stand
 ARCH_MACROS = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__"})  # what differs between targets
 
 
@@ -59,18 +64,9 @@ class PPError(Exception):
         self.msg = msg
 
 
-def _lines(toks):
-    """Split into logical lines (lists of tokens without the nl token)."""
-    cur = []
-    for t in toks:
-        if t.kind == "nl":
-            if cur:
-                yield cur
-                cur = []
-        else:
-            cur.append(t)
-    if cur:
-        yield cur
+def _row_tok(row: tuple, path: str) -> Tok:
+    kind, text, line, col, bol = row
+    return Tok(kind, text, path, line, col, frozenset(), bol)
 
 
 def _header_name(rest: list[Tok]) -> tuple[str, bool]:
@@ -165,9 +161,13 @@ class Preprocessor:
         return out
 
     def _file(self, text, path, depth, out):
-        toks = tokenize(text, path)
-        if toks and toks[-1].kind == "open":
-            self.notes.append((toks.pop(), "unterminated comment: the rest of the file is not analysed"))
+        rows, spans = lined_rows(text)
+        end = len(rows)  # rows[:end]: the file's tokens
+        if rows and rows[-1][0] == "open":
+            end -= 1
+            self.notes.append((_row_tok(rows[end], path), "unterminated comment: the rest of the file is not analysed"))
+            start = spans[-1][0]  # the last line ends with it
+            spans = spans[:-1] + ([(start, end)] if end > start else [])
         stack: list[list[bool]] = []  # [active, taken_any, parent_active]
         active = True
         pending: list[Tok] = []
@@ -178,18 +178,26 @@ class Preprocessor:
                 pending.clear()
 
         guard, guard_closed = None, False  # an include guard wrapping the whole file
-        for i, ln in enumerate(_lines(toks)):
-            first = ln[0]
+        code = None  # the first row of the active code lines since the last directive
+        code_end = 0
+        for i, (start, stop) in enumerate(spans):
             if i == 0:
-                guard = _guard_macro(ln)
+                guard = _guard_macro(make_toks(rows[start:stop], path))
             elif guard_closed:
                 guard = None  # something after the guard's #endif
-            if not (first.text == "#" and first.kind == "op" and first.bol):
+            kind, x, _, _, bol = rows[start]
+            if not (x == "#" and kind == "op" and bol):
                 if active:
-                    pending.extend(ln)
+                    if code is None:
+                        code = start
+                    code_end = stop
                 continue
-            if len(ln) == 1:
+            if code is not None:  # the code lines before this directive, at once
+                pending += make_toks(rows[code:code_end], path)
+                code = None
+            if stop - start == 1:
                 continue
+            ln = make_toks(rows[start:stop], path)
             d = ln[1].text
             rest = ln[2:]
             if d in ("if", "ifdef", "ifndef"):
@@ -247,16 +255,18 @@ class Preprocessor:
                     self.macros.pop(rest[0].text, None)
             elif d == "include":
                 flush()
-                self.include(rest, first, path, depth, out)
+                self.include(rest, ln[0], path, depth, out)
             elif d == "pragma":
                 if rest and rest[0].text == "once":
                     self.once.add(os.path.abspath(path))
             elif d == "error":
                 self.notes.append((ln[0], self.error_note(ln[0], rest)))
             # #line, #warning, #ident and unknown directives are ignored
+        if code is not None:
+            pending += make_toks(rows[code:code_end], path)
         flush()
         if stack:
-            raise PPError(toks[-1] if toks else Tok("nl", "", path, 1, 1), "unterminated #if")
+            raise PPError(_row_tok(rows[end - 1], path) if end else Tok("nl", "", path, 1, 1), "unterminated #if")
         if guard and guard_closed:
             self.guards[os.path.abspath(path)] = guard
 
@@ -314,12 +324,20 @@ class Preprocessor:
                            f"#include{quoted} not found (next to the file, in an -I directory or "
                            "under a directory above it): what it defines is unknown"))
 
-    def include_candidates(self, name: str, angled: bool, path: str) -> list[str]:
+    def include_candidates(self, name: str, angled: bool, path: str) -> tuple[str, ...]:
         """Where `name` is looked for, in order: next to the including file (for "name" only),
         the -I directories, then under each directory above the including file up to the linted
         tree's root, under its `include/` folder (the -I a build system would give:
         include/<proj>/... from a nested file, nccl's src/include for src/device/x.h) and, for
-        "proj/x.h", under its `proj/include/` folder (a package's own include tree)."""
+        "proj/x.h", under its `proj/include/` folder (a package's own include tree).  Remembered
+        (a header is included from the same folder again and again)."""
+        key = (name, angled, os.path.dirname(path), tuple(self.include_paths), self.readable_roots[0], os.getcwd())
+        cands = _CANDIDATES.get(key)
+        if cands is None:
+            cands = remember(_CANDIDATES, key, tuple(self._candidates(name, angled, path)))
+        return cands
+
+    def _candidates(self, name: str, angled: bool, path: str) -> list[str]:
         here = os.path.dirname(path) or "."
         cands = [] if angled else [os.path.join(here, name)]
         cands += [os.path.join(p, name) for p in self.include_paths]
@@ -398,11 +416,27 @@ class Preprocessor:
     def expand(self, toks: list[Tok], in_if: bool = False) -> list[Tok]:
         macros = self.macros
         out: list[Tok] = []
-        work = list(reversed(toks))  # stack; pop from the end
-        while work:
-            t = work.pop()
+        pushed: list[Tok] = []  # the tokens of expansions, last first: read before toks[i:]
+        n = len(toks)
+        # the tokens of `toks` that may change: names of macros, __LINE__, __FILE__ (the others are copied)
+        starts = [k for k, t in enumerate(toks) if t.kind == "id" and (t.text in macros or t.text in _PLACE_MACROS)]
+        starts.append(n)
+        s = 0  # starts[s]: the next of them
+        i = 0
+        while True:
+            if pushed:
+                t = pushed.pop()
+            else:
+                while starts[s] < i:
+                    s += 1
+                out += toks[i:starts[s]]
+                i = starts[s]
+                if i == n:
+                    break
+                t = toks[i]
+                i += 1
             if t.kind != "id" or t.text not in macros or t.text in t.hide:
-                if t.kind == "id" and t.text in ("__LINE__", "__FILE__"):
+                if t.kind == "id" and t.text in _PLACE_MACROS:
                     t = t.copy(kind="num", text=str(t.line)) if t.text == "__LINE__" else \
                         t.copy(kind="str", text='"' + t.path.replace("\\", "/") + '"')
                 if in_if and t.text == "defined":
@@ -426,17 +460,25 @@ class Preprocessor:
                 hide = t.hide | {m.name}
                 body = [b.copy(path=t.path, line=t.line, col=t.col, hide=hide | b.hide, bol=False)
                         for b in m.body]
-                work.extend(reversed(body))
+                pushed.extend(reversed(body))
                 continue
-            if not work or work[-1].text != "(":
+            nxt = pushed[-1] if pushed else toks[i] if i < n else None
+            if nxt is None or nxt.text != "(":
                 out.append(t)
                 continue
-            work.pop()
+            if pushed:
+                pushed.pop()
+            else:
+                i += 1
             args: list[list[Tok]] = [[]]
             level = 0
             closing = None
-            while work:
-                a = work.pop()
+            while pushed or i < n:
+                if pushed:
+                    a = pushed.pop()
+                else:
+                    a = toks[i]
+                    i += 1
                 if a.text == "(" and a.kind == "op":
                     level += 1
                 elif a.text == ")" and a.kind == "op":
@@ -457,7 +499,7 @@ class Preprocessor:
             body = self.substitute(m, args, t, in_if)
             for b in body:
                 b.hide = b.hide | hide
-            work.extend(reversed(body))
+            pushed.extend(reversed(body))
         return out
 
     def substitute(self, m: _Macro, args, at: Tok, in_if) -> list[Tok]:

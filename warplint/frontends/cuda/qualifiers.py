@@ -18,6 +18,7 @@ name really is; a name defined there is expanded by the preprocessor and never r
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 
 from .lexer import Tok, closing, quotable
 from .warpcode import PRIMITIVES, definitions, template_end
@@ -29,18 +30,19 @@ HOST_NAME = re.compile(r"HOST|(?:^|_)HD(?:_|$)")
 DEVICE_WORDS = PRIMITIVES | {"threadIdx", "blockIdx", "blockDim", "gridDim", "__shared__", "warpSize",
                              "__activemask", "__ldg", "atomicAdd", "__syncwarp"}
 LOOP_WORDS = {"for", "while", "do"}
+_STATEMENT_STARTS = (";", "{", "}")  # what a pragma or shared macro follows
+_text = attrgetter("text")
 
 
 def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]]]:
     """The tokens with undefined qualifier, attribute and pragma macros read as said above,
     and the notes (token, message) for the qualifiers guessed."""
-    launched = {toks[i].text for i in range(len(toks) - 2)
-                if toks[i].kind == "id" and toks[i + 1].text == "<<" and toks[i + 2].text == "<"}
+    launched = _launched(toks)
     replace: dict[int, tuple[int, list[Tok]]] = {}  # start index -> (end index, new tokens)
     notes: list[tuple[Tok, str]] = []
     noted: set[str] = set()
     for head, name, body, end in definitions(toks):
-        device_body = any(t.text in DEVICE_WORDS for t in toks[body:end])
+        device_body = not DEVICE_WORDS.isdisjoint(map(_text, toks[body:end]))
         for k in _specifiers(toks, head, name):
             if not _undefined_macro(toks, k, name):
                 continue
@@ -57,7 +59,8 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
                 noted.add(toks[k].text)
                 notes.append((toks[k], _note(toks[k], path, " ".join(spelled), why)))
         for k in range(body + 1, end):
-            if toks[k].kind != "id" and toks[k].text != "_Pragma":
+            t = toks[k]
+            if t.kind != "id" or toks[k - 1].text not in _STATEMENT_STARTS and t.text != "_Pragma":
                 continue  # neither a pragma macro nor a shared one
             if _pragma_macro(toks, k):
                 replace[k] = (_after_arguments(toks, k), [])
@@ -67,6 +70,20 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
                     noted.add(toks[k].text)
                     notes.append((toks[k], _note(toks[k], path, "__shared__", "from its name")))
     return _apply(toks, replace), notes
+
+
+def _launched(toks: list[Tok]) -> set[str]:
+    """The names before `<<<`: functions the file launches."""
+    texts = list(map(_text, toks))
+    out = set()
+    k = 0
+    while True:
+        try:
+            k = texts.index("<<", k + 1)  # the scan in C
+        except ValueError:
+            return out
+        if k + 1 < len(texts) and texts[k + 1] == "<" and toks[k - 1].kind == "id":
+            out.add(texts[k - 1])
 
 
 def _specifiers(toks, head: int, name: int):
@@ -130,7 +147,7 @@ def _pragma_macro(toks, k: int) -> bool:
     t = toks[k]
     if t.text == "_Pragma":
         return k + 1 < len(toks) and toks[k + 1].text == "("
-    if t.kind != "id" or not MACRO_NAME.fullmatch(t.text) or toks[k - 1].text not in (";", "{", "}"):
+    if t.kind != "id" or not MACRO_NAME.fullmatch(t.text) or toks[k - 1].text not in _STATEMENT_STARTS:
         return False
     stop = _after_arguments(toks, k)
     return stop < len(toks) and toks[stop].text in LOOP_WORDS
@@ -138,7 +155,7 @@ def _pragma_macro(toks, k: int) -> bool:
 
 def _shared_macro(toks, k: int) -> bool:
     """`SHARED float v[8];`: a name that says SHARED first in a declaration in a body."""
-    if not _undefined_macro(toks, k, k) or "SHARED" not in toks[k].text or toks[k - 1].text not in (";", "{", "}"):
+    if "SHARED" not in toks[k].text or toks[k - 1].text not in _STATEMENT_STARTS or not _undefined_macro(toks, k, k):
         return False
     j = k + 1
     while j < len(toks) and (toks[j].kind == "id" or toks[j].text == "*"):
@@ -147,16 +164,18 @@ def _shared_macro(toks, k: int) -> bool:
 
 
 def _apply(toks, replace) -> list[Tok]:
+    """`toks` with toks[start:stop] replaced for each start in `replace` (one inside an earlier
+    replaced stretch is not)."""
     if not replace:
         return toks
     out: list[Tok] = []
     i = 0
-    while i < len(toks):
-        if i in replace:
-            stop, new = replace[i]
-            out.extend(new)
-            i = stop
-        else:
-            out.append(toks[i])
-            i += 1
+    for start in sorted(replace):
+        if start < i:
+            continue
+        stop, new = replace[start]
+        out += toks[i:start]
+        out += new
+        i = stop
+    out += toks[i:]
     return out

@@ -37,6 +37,9 @@ _SPECIAL_NAMES = frozenset(MARK) | DROP | DROP_WITH_PARENS | TYPE_KEYWORDS | {
     "dynamic_cast", "using", "true", "false", "nullptr", "NULL", "__int128", "auto", "class", "bool",
     "tiled_partition", "typedef"}
 
+_SCOPE_MARKS = frozenset(("::", "namespace", "extern", "{", "}"))  # what Rewriter._scopes acts on
+_TEMPLATE_MARKS = frozenset(("struct", "class", "template"))  # what Rewriter._collect_templates reads
+
 VECTOR_BASE = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8,
                "ulong": 8, "longlong": 8, "ulonglong": 8, "float": 4, "double": 8}
 BUILTIN_TYPES: dict[str, int] = {  # typedef name -> element size in bytes
@@ -105,7 +108,11 @@ class Rewriter:
         i = 0
         n = len(toks)
         closers: list[bool] = []  # per open brace: drop its closer?
-        while i < n:
+        for mark in [k for k, t in enumerate(toks) if t.text in _SCOPE_MARKS]:
+            if mark < i:
+                continue  # passed over with the mark before
+            out += toks[i:mark]  # the tokens up to it are copied as they are
+            i = mark
             t = toks[i]
             x = t.text
             if x == "::":
@@ -153,11 +160,13 @@ class Rewriter:
                     continue
             out.append(t)
             i += 1
+        out += toks[i:]
         return out
 
     def _collect_templates(self, toks):
         n = len(toks)
-        for i, t in enumerate(toks):
+        for i in [k for k, t in enumerate(toks) if t.text in _TEMPLATE_MARKS]:
+            t = toks[i]
             if t.text in ("struct", "class") and i + 2 < n and toks[i + 1].kind == "id" and \
                     toks[i + 2].text in ("{", "<", ":"):
                 name = toks[i + 1].text

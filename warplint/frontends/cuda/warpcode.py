@@ -187,7 +187,14 @@ def _is_trailer(toks, a: int, b: int) -> bool:
     return True
 
 
+_ASM = frozenset(("asm", "__asm__", "__asm"))
+_CALLED = PRIMITIVES | GROUP_CREATION | CG_FREE | _ASM  # a primitive needs one of these in its body
+_CALLED_CG = _CALLED | CG_METHODS
+
+
 def _primitives(toks, a: int, b: int, cg: bool) -> list[Primitive]:
+    if (_CALLED_CG if cg else _CALLED).isdisjoint(map(_text, toks[a:b])):
+        return []  # no name a case below looks for (a set test per token, in C)
     out = []
     for k in range(a, b):
         t = toks[k]
@@ -203,7 +210,7 @@ def _primitives(toks, a: int, b: int, cg: bool) -> list[Primitive]:
             out.append(Primitive(f"{toks[k - 2].text}::{t.text}", t.line, t.line))
         elif cg and t.text in CG_METHODS and nxt == "(" and toks[k - 1].text == ".":
             out.append(Primitive("." + t.text, t.line, t.line))
-        elif t.text in ("asm", "__asm__", "__asm"):
+        elif t.text in _ASM:
             j = k + 1
             while j < b and toks[j].text in ("volatile", "__volatile__"):
                 j += 1
