@@ -84,18 +84,38 @@ _FAST_OP_RE = re.compile(_FAST_OP, re.ASCII)
 
 
 
-def _placed(chain: tuple, files: dict, locs: dict | None = None) -> tuple:
+def _placed(chain: tuple, files: dict, known: _Frames | None = None) -> tuple:
     """(loc, frames) of a `.loc` chain: reported in the function's own code (the outermost
     call site) until the pipeline picks a frame in the linted tree; frames are (Loc, function_name
-    label), innermost first, for inlined code only.  `locs`: the `Loc`s made so far, by place
-    (thousands of chains share a few hundred places)."""
-    if locs is None:
-        locs = {}
-    frames = tuple((locs.get((f, line, col)) or _loc_at(locs, files, f, line, col), function)
-                   for f, line, col, function in chain if f in files)
+    label), innermost first, for inlined code only.  `known`: the frames made so far (thousands
+    of chains share a few hundred places)."""
+    if known is None:
+        known = _Frames(files)
+    frames = tuple(filter(None, map(known.__getitem__, chain)))
     if not frames:
         return None, ()
     return frames[-1][0], frames if len(frames) > 1 else ()
+
+
+class _Frames(dict):
+    """A `.loc` chain's element (file, line, col, function_name label) -> its frame (Loc, label),
+    None when `files` does not name its file; made once each, their `Loc`s once per place."""
+
+    def __init__(self, files: dict):
+        super().__init__()
+        self.files = files
+        self.locs: dict[tuple, Loc] = {}
+
+    def __missing__(self, element: tuple):
+        f, line, col, function = element
+        frame = None
+        if f in self.files:
+            loc = self.locs.get((f, line, col))
+            if loc is None:
+                loc = self.locs[f, line, col] = Loc(self.files[f], line, col)
+            frame = (loc, function)
+        self[element] = frame
+        return frame
 
 
 def _file_path(quoted: str) -> str:
@@ -111,13 +131,6 @@ def _file_table(text: str) -> dict[int, str]:
     """The `.file` table (nvcc writes it after the code), read ahead with one search of the
     text; the parser checks it against the one it reads (a `.file` in a comment differs)."""
     return {int(m[1]): _file_path(m[2]) for m in _FILE_AHEAD.finditer(text)}
-
-
-def _loc_at(locs: dict, files: dict, f: int, line: int, col: int) -> Loc:
-    loc = locs.get((f, line, col))
-    if loc is None:
-        loc = locs[f, line, col] = Loc(files[f], line, col)
-    return loc
 
 
 def _section_tokens(text: str, pos: int):
@@ -326,7 +339,7 @@ class _Parser:
         self.cur_place: tuple = _NOWHERE  # (loc or None, frames) of the current `.loc`
         self.cur_chain: tuple = ()  # the current `.loc` chain (placed by its first instruction)
         self.placed: dict[tuple, tuple] = {}  # `.loc` chain -> (loc, frames)
-        self.locs: dict[tuple, Loc] = {}  # the `Loc`s made for chains, by place
+        self.known_frames = _Frames(files) if files is not None else None  # (`_placed`)
         self.loc_cache: dict[str, tuple] = {}
         self.frames: dict[tuple, tuple] = {}  # .loc (file, line, col) -> its inlining chain, innermost first
         self.fast_cache: dict[str, object] = {}  # operand text as written -> operand (function scope)
@@ -435,13 +448,13 @@ class _Parser:
             return
         bounds = [m[0] for m in mapped[1:]] + [len(pending)]
         cache: dict = {}
-        locs: dict = {}
+        known = _Frames(files)
         for (start, chain), end in zip(mapped, bounds):
             if start >= end:
                 continue
             placed = cache.get(chain)
             if placed is None:
-                placed = cache[chain] = _placed(chain, files, locs)
+                placed = cache[chain] = _placed(chain, files, known)
             loc, frames = placed
             if loc is None:
                 continue
@@ -599,7 +612,7 @@ class _Parser:
         chain = self.cur_chain
         placed = self.placed.get(chain)
         if placed is None:
-            loc, frames = _placed(chain, self.known_files, self.locs)
+            loc, frames = _placed(chain, self.known_files, self.known_frames)
             if loc is not None and self.usable is not None:
                 loc = chosen_place(loc, frames, self.usable.__getitem__)
             placed = self.placed[chain] = (loc, frames)
