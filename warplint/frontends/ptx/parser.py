@@ -169,12 +169,12 @@ class _Answers(dict):
             self.usable(path)
 
 
-def _dests_and_srcs(ops, may_write: bool, first_group: int) -> tuple[tuple, tuple]:
+def _dests_and_srcs(ops: tuple, may_write: bool, first_group: int) -> tuple[tuple, tuple]:
     """An instruction's operands split: the first comma group is written, where the opcode may
     write and it is no address or number."""
     if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
-        return tuple(ops[:first_group]), tuple(ops[first_group:])
-    return (), tuple(ops)
+        return ops[:first_group], ops[first_group:]
+    return (), ops
 
 
 def _same_in_every_function(op) -> bool:
@@ -1068,7 +1068,7 @@ class _Parser:
         if base == "call":
             dests, srcs = self.call_operands(ops, first_group, semi)
         else:
-            dests, srcs = _dests_and_srcs(ops, may_write, first_group)
+            dests, srcs = _dests_and_srcs(tuple(ops), may_write, first_group)
             if negated and dests:
                 negated = frozenset(n - first_group for n in negated if n >= first_group)
         self.emit(opcode, dests, srcs, Loc(self.path, ln, col, eln, ecol + 1), guard, raw, negated or _EMPTY,
