@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from warplint.callsite import place_in_tree
 from warplint.errors import InputError
+from warplint.frontends.ptx import parser
 from warplint.frontends.ptx.parser import parse_module, parse_statements
 from warplint.ir import Instr
 
@@ -190,3 +192,57 @@ def test_statements_agree(body):
         except InputError as e:
             return ("error", e.loc, e.message)
     assert parsed(True) == parsed(False)
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t,
+    lambda t: t + '// .file 2 "commented.h"\n',  # read ahead, not read: the long way
+    lambda t: t.replace('.file 1 "a.cu"', '/* .file 1 "old.cu" */ .file 1 "a.cu"'),
+    lambda t: t.replace('.file 2 "b.h"', '.file 2 "b.h"\n.file 2 "c\\\\u0041.h"'),  # the last one stands
+    lambda t: t.replace('.file 2 "b.h"', '.file 3 "b.h"'),  # a `.loc` names no file
+    lambda t: t.replace('.file 1 "a.cu"\n', ""),
+])
+def test_file_table_read_ahead(change):
+    """Instructions are placed as they are built from the `.file` table read ahead
+    (`_file_table`); where the parser reads another table, it places them the long way."""
+    text = change(LOCS.replace("\t.loc 1 x 7\n", ""))
+    _same(text)
+    files = parser._file_table(text)
+    p = parser._Parser(text, "t.ptx", files=files)
+    p.parse_module()
+    assert (p.files == files) == ("commented" not in text and "old.cu" not in text)
+
+
+def _asking(paths):
+    """A `usable` test true for `paths`, and the list of the paths it is asked about, in order."""
+    asked = []
+
+    def usable(path, note=True):
+        if note:
+            asked.append(path)
+        return path in paths
+    return usable, asked
+
+
+def _usable_choices(text: str) -> list:
+    named = sorted(set(re.findall(r'\.file\s+\d+\s+"([^"]*)"', text)))
+    return [set(), set(named), set(named[::2]), set(named[1::2])]
+
+
+@pytest.mark.parametrize("path", [p for p in PTX if ".loc" in p.read_text()] + ["LOCS", "LOCS commented"],
+                         ids=str)
+def test_placed_as_built_is_placed_afterwards(path):
+    """`parse_module(usable=...)` places each instruction as it builds it; the same as parsing
+    and then `callsite.place_in_tree`, and the same paths asked about in the same order (the
+    result cache notes them)."""
+    text = LOCS.replace("\t.loc 1 x 7\n", "") if isinstance(path, str) else path.read_text()
+    if path == "LOCS commented":
+        text += '// .file 2 "commented.h"\n'  # the table read ahead differs: the long way
+    for paths in _usable_choices(text):
+        usable, asked = _asking(paths)
+        placed = _module(parse_module(text, "t.ptx", usable=usable))
+        usable_after, asked_after = _asking(paths)
+        module = parse_module(text, "t.ptx", fast=False)
+        place_in_tree(module, usable_after)
+        assert placed == _module(module)
+        assert dict.fromkeys(asked) == dict.fromkeys(asked_after)

@@ -30,18 +30,26 @@ def place_in_tree(module, usable, keep_outside: bool = False) -> None:
                 continue
             frames = item.frames
             if not frames:  # not inlined: its own place or none
-                chosen = item.loc if usable(item.loc.path) else None
+                chosen = chosen_place(item.loc, frames, usable, keep_outside)
             else:
                 hit = chosen_in.get(id(frames))
                 if hit is None or hit[0] is not frames:
-                    hit = chosen_in[id(frames)] = frames, next((loc for loc, _ in frames if usable(loc.path)), None)
+                    hit = chosen_in[id(frames)] = frames, chosen_place(item.loc, frames, usable, keep_outside)
                 chosen = hit[1]
             if chosen is not None:
                 item.loc = chosen
-            elif keep_outside:
-                item.loc = frames[0][0] if frames else item.loc
             else:
                 item.loc, item.raw_loc = raw, None
+
+
+def chosen_place(loc, frames: tuple, usable, keep_outside: bool = False):
+    """Where an instruction that `.loc` maps to `loc` (inlined: `frames`, innermost first) is
+    reported: its innermost frame in a usable file; else, `keep_outside`, its innermost frame,
+    or None: its PTX line (the parser places instructions this way as it builds them)."""
+    if not frames:
+        return loc if usable(loc.path) or keep_outside else None
+    chosen = next((loc for loc, _ in frames if usable(loc.path)), None)
+    return frames[0][0] if chosen is None and keep_outside else chosen
 
 
 def add_library_frames(findings: list, module, analyses=()) -> None:
@@ -101,14 +109,19 @@ def function_names(ptx: str, labels=None) -> dict[str, str]:
 
 
 def usable_in_tree(tree: str):
-    """The test of `place_in_tree` for files of the tree `tree` (noted for the result cache)."""
+    """The test of `place_in_tree` for files of the tree `tree` (noted for the result cache,
+    unless called with `note=False`)."""
     from . import cache
     from .pipeline import within
     seen: dict[str, bool] = {}
+    noted: set[str] = set()
 
-    def usable(path: str) -> bool:
-        if path not in seen:
+    def usable(path: str, note: bool = True) -> bool:
+        """`note=False`: the answer only (the parser notes its probes once it is sure of them)."""
+        if note and path not in noted:
+            noted.add(path)
             cache.note_probe(path)  # the result cache keys on what stands there
+        if path not in seen:
             seen[path] = within(path, [tree]) and os.path.isfile(path)
         return seen[path]
     return usable

@@ -110,19 +110,17 @@ def parse_text(text: str, path: str, options: Options, preprocessed=None) -> Mod
         from .frontends.cuda import parse_cuda
         return parse_cuda(text, path, options, preprocessed)
     from .frontends.ptx import parse_ptx
-    module = parse_ptx(text, path, map_locations=options.map_ptx_locations)
-    if options.map_ptx_locations:
-        _unmapped_missing_sources(module)
-    return module
+    return parse_ptx(text, path, map_locations=options.map_ptx_locations,
+                     usable=_usable_sources(path) if options.map_ptx_locations else None)
 
 
-def _unmapped_missing_sources(module: Module) -> None:
+def _usable_sources(path: str):
     """A `.loc` naming a source file that is not a regular file in the linted tree (PTX built
     elsewhere, or pointing outside the tree) must not send reports, suppressions or `--fix`
     there: code inlined from outside goes to its call site in the tree, the rest is reported at
-    its PTX line (callsite.py)."""
-    from .callsite import place_in_tree, usable_in_tree
-    place_in_tree(module, usable_in_tree(linted_tree(module.path)))
+    its PTX line (callsite.py; the parser places each instruction so)."""
+    from .callsite import usable_in_tree
+    return usable_in_tree(linted_tree(path))
 
 
 def resolve_targets(module: Module, options: Options) -> list[Target]:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from ...ir import Instr, Label, Module
 
 
-def parse_ptx(text: str, path: str, map_locations: bool = True) -> Module:
+def parse_ptx(text: str, path: str, map_locations: bool = True, usable=None) -> Module:
     """Parse a PTX module.  With `map_locations`, instructions under a `.loc` directive get
-    the source location from it (`Instr.loc`) and keep the PTX one in `Instr.raw_loc`."""
+    the source location from it (`Instr.loc`) and keep the PTX one in `Instr.raw_loc`; with
+    `usable` too (`callsite.usable_in_tree`), that location is chosen among their frames as
+    `callsite.place_in_tree` chooses it."""
     from .parser import parse_module
-    return parse_module(text, path, map_locations)
+    return parse_module(text, path, map_locations, usable=usable)
 
 
 def parse_ptx_statements(text: str, path: str, line: int = 1, col: int = 1) -> list[Instr | Label]:

@@ -28,6 +28,7 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import NamedTuple
 
+from ...callsite import chosen_place, place_in_tree
 from ...errors import InputError
 from ...ir import Addr, Function, Imm, Instr, Label, Loc, Module, Reg, Sym, Vec
 from ...targets import parse_ptx_target
@@ -83,25 +84,53 @@ _FAST_OP_RE = re.compile(_FAST_OP, re.ASCII)
 
 
 
-def _placed(chain: tuple, files: dict, locs: dict | None = None) -> tuple:
+def _placed(chain: tuple, files: dict, known: _Frames | None = None) -> tuple:
     """(loc, frames) of a `.loc` chain: reported in the function's own code (the outermost
     call site) until the pipeline picks a frame in the linted tree; frames are (Loc, function_name
-    label), innermost first, for inlined code only.  `locs`: the `Loc`s made so far, by place
-    (thousands of chains share a few hundred places)."""
-    if locs is None:
-        locs = {}
-    frames = tuple((locs.get((f, line, col)) or _loc_at(locs, files, f, line, col), function)
-                   for f, line, col, function in chain if f in files)
+    label), innermost first, for inlined code only.  `known`: the frames made so far (thousands
+    of chains share a few hundred places)."""
+    if known is None:
+        known = _Frames(files)
+    frames = tuple(filter(None, map(known.__getitem__, chain)))
     if not frames:
         return None, ()
     return frames[-1][0], frames if len(frames) > 1 else ()
 
 
-def _loc_at(locs: dict, files: dict, f: int, line: int, col: int) -> Loc:
-    loc = locs.get((f, line, col))
-    if loc is None:
-        loc = locs[f, line, col] = Loc(files[f], line, col)
-    return loc
+class _Frames(dict):
+    """A `.loc` chain's element (file, line, col, function_name label) -> its frame (Loc, label),
+    None when `files` does not name its file; made once each, their `Loc`s once per place."""
+
+    def __init__(self, files: dict):
+        super().__init__()
+        self.files = files
+        self.locs: dict[tuple, Loc] = {}
+
+    def __missing__(self, element: tuple):
+        f, line, col, function = element
+        frame = None
+        if f in self.files:
+            loc = self.locs.get((f, line, col))
+            if loc is None:
+                loc = self.locs[f, line, col] = Loc(self.files[f], line, col)
+            frame = (loc, function)
+        self[element] = frame
+        return frame
+
+
+def _file_path(quoted: str) -> str:
+    """The path of a `.file` directive's string (its escapes decoded when they can be)."""
+    raw = quoted[1:-1]
+    try:
+        return raw.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in raw else raw
+    except (UnicodeError, ValueError):
+        return raw
+
+
+def _file_table(text: str) -> dict[int, str]:
+    """The `.file` table (nvcc writes it after the code), read ahead with one search of the
+    text; the parser checks it against the one it reads (a `.file` in a comment differs)."""
+    return {int(m[1]): _file_path(m[2]) for m in _FILE_AHEAD.finditer(text)}
 
 
 def _section_tokens(text: str, pos: int):
@@ -123,12 +152,29 @@ class _NotSimple(Exception):
     pass
 
 
-def _dests_and_srcs(ops, may_write: bool, first_group: int) -> tuple[tuple, tuple]:
+class _Answers(dict):
+    """`usable(path)` by path, asked once each without noting the probe (`note=False`): the
+    parser notes them, in the order asked, once it knows its `.file` table was read right."""
+
+    def __init__(self, usable):
+        super().__init__()
+        self.usable = usable
+
+    def __missing__(self, path: str) -> bool:
+        answer = self[path] = self.usable(path, note=False)
+        return answer
+
+    def note(self) -> None:
+        for path in self:
+            self.usable(path)
+
+
+def _dests_and_srcs(ops: tuple, may_write: bool, first_group: int) -> tuple[tuple, tuple]:
     """An instruction's operands split: the first comma group is written, where the opcode may
     write and it is no address or number."""
     if may_write and ops and first_group and not isinstance(ops[0], (Addr, Imm)):
-        return tuple(ops[:first_group]), tuple(ops[first_group:])
-    return (), tuple(ops)
+        return ops[:first_group], ops[first_group:]
+    return (), ops
 
 
 def _same_in_every_function(op) -> bool:
@@ -149,6 +195,7 @@ _SECTION_HEAD = re.compile(r"[ \t]+[.\w$]+(?:[ \t]*,[^\n{]*)?(?:\s|//[^\n]*|/\*(
 _SECTION_BODY = re.compile(r'[{}]|"(?:[^"\\\n]|\\.)*"|"|//[^\n]*|/\*(?:[\s\S]*?\*/)?')
 _SECTION_STOP = re.compile(r'[{}"/]')  # where a `_SECTION_BODY` token can start
 _FILE_ARGS = re.compile(r'[ \t]+(\d+)[ \t]+("(?:[^"\\\n]|\\.)*")[^\n]*')
+_FILE_AHEAD = re.compile(r"\.file" + _FILE_ARGS.pattern)
 # `.loc` up to its last number: what follows on its line is the next statement
 _LOC_ARGS = re.compile(r"[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?(?:[ \t]*,[ \t]*function_name[ \t]+([\w$.]+)"
                        r"(?:[ \t]*\+[ \t]*\d+)?[ \t]*,[ \t]*inlined_at[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?)?"
@@ -183,6 +230,8 @@ _STATEMENT_BOUNDARY = frozenset({";", "{", "}", ":", "loc", "statement", "sectio
 _STATEMENT_START = _STOPS | {"directive", "@", ":", "loc", "statement"}  # kinds that end an operand list
 _MAX_SHOW = 40
 _EMPTY = frozenset()
+_UNPLACED = ("not placed yet",)
+_NOWHERE = (None, ())  # no `.loc` place: the PTX line
 _OPCODE_INFO: dict[str, tuple] = {}
 
 
@@ -228,7 +277,8 @@ def _float(text: str) -> float:
 
 class _Parser:
     def __init__(self, text: str, path: str, statements_mode: bool = False,
-                 line: int = 1, col: int = 1, map_locations: bool = True, fast: bool = True):
+                 line: int = 1, col: int = 1, map_locations: bool = True, fast: bool = True,
+                 files: dict | None = None, usable=None):
         self.text = text
         self.path = path
         self.statements_mode = statements_mode
@@ -281,6 +331,15 @@ class _Parser:
         self.i = 0
         self.files: dict[int, str] = {}
         self.cur_loc: tuple | None = None
+        # the `.file` table read ahead (`_file_table`): each instruction gets its place from
+        # the `.loc` above it as it is built (`cur_place`); without it, `finish_locations`
+        self.known_files = files
+        # where given, places are chosen as `callsite.place_in_tree` does (`_Answers`)
+        self.usable = _Answers(usable) if usable is not None else None
+        self.cur_place: tuple = _NOWHERE  # (loc or None, frames) of the current `.loc`
+        self.cur_chain: tuple = ()  # the current `.loc` chain (placed by its first instruction)
+        self.placed: dict[tuple, tuple] = {}  # `.loc` chain -> (loc, frames)
+        self.known_frames = _Frames(files) if files is not None else None  # (`_placed`)
         self.loc_cache: dict[str, tuple] = {}
         self.frames: dict[tuple, tuple] = {}  # .loc (file, line, col) -> its inlining chain, innermost first
         self.fast_cache: dict[str, object] = {}  # operand text as written -> operand (function scope)
@@ -389,13 +448,13 @@ class _Parser:
             return
         bounds = [m[0] for m in mapped[1:]] + [len(pending)]
         cache: dict = {}
-        locs: dict = {}
+        known = _Frames(files)
         for (start, chain), end in zip(mapped, bounds):
             if start >= end:
                 continue
             placed = cache.get(chain)
             if placed is None:
-                placed = cache[chain] = _placed(chain, files, locs)
+                placed = cache[chain] = _placed(chain, files, known)
             loc, frames = placed
             if loc is None:
                 continue
@@ -504,12 +563,7 @@ class _Parser:
         m = _FILE_ARGS.match(self.text, p + 5, end)
         if not m:
             raise self.error(p, "expected '.file <number> \"<path>\"'")
-        raw = m[2][1:-1]
-        try:
-            path = raw.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in raw else raw
-        except (UnicodeError, ValueError):
-            path = raw
-        self.files[int(m[1])] = path
+        self.files[int(m[1])] = _file_path(m[2])
         self.i += 1
         self.skip_to(end)
 
@@ -544,11 +598,26 @@ class _Parser:
             self.general_tokens(p + rest, p + len(v), more.append)
             self.toks[self.i:self.i] = more
         if not key or not self.map_locations:
-            self.cur_loc = None
+            self.cur_loc, self.cur_place = None, _NOWHERE
+        elif self.known_files is not None:
+            self.cur_chain, self.cur_place = chain, _UNPLACED
         else:
             # nvcc writes the `.file` table at the end: resolved in `finish_locations`
             self.cur_loc = key
             self.mapped.append((len(self.pending), chain))
+
+    def place(self) -> tuple:
+        """(loc, frames) of the instructions under the current `.loc` chain (the `.file` table
+        read ahead), found for its first instruction; loc None: at their PTX line."""
+        chain = self.cur_chain
+        placed = self.placed.get(chain)
+        if placed is None:
+            loc, frames = _placed(chain, self.known_files, self.known_frames)
+            if loc is not None and self.usable is not None:
+                loc = chosen_place(loc, frames, self.usable.__getitem__)
+            placed = self.placed[chain] = (loc, frames)
+        self.cur_place = placed
+        return placed
 
     def skip_section(self, p: int) -> None:
         toks = self.toks
@@ -696,7 +765,7 @@ class _Parser:
         fn = Function(name, is_kernel, [q[0] for q in params], [q[0] for q in rets], [], self.loc(start),
                       _display_name(name))
         self.fn_name = name
-        self.cur_loc = None
+        self.cur_loc, self.cur_place = None, _NOWHERE
         self.frames = {}
         fn_regs = set()
         for q in params + rets:
@@ -732,7 +801,7 @@ class _Parser:
         regcache = self.regcache
         statements = self.statements_mode
         loc_cache, frames, mapped, pending = self.loc_cache, self.frames, self.mapped, self.pending
-        map_locations = self.map_locations
+        map_locations, known_files = self.map_locations, self.known_files
         i = self.i
         while True:
             k, v, p = toks[i]
@@ -795,10 +864,13 @@ class _Parser:
                     chain = ((key,) + frames.get(at, outer))[:MAX_FRAMES] if at else alone
                     frames[place] = chain
                     if map_locations:
-                        self.cur_loc = key
-                        mapped.append((len(pending), chain))
+                        if known_files is not None:
+                            self.cur_chain, self.cur_place = chain, _UNPLACED
+                        else:
+                            self.cur_loc = key
+                            mapped.append((len(pending), chain))
                         continue
-                self.cur_loc = None
+                self.cur_loc, self.cur_place = None, _NOWHERE
                 continue
             if k == "directive":
                 if v == ".reg" or v in _SPACES:
@@ -996,16 +1068,25 @@ class _Parser:
         if base == "call":
             dests, srcs = self.call_operands(ops, first_group, semi)
         else:
-            dests, srcs = _dests_and_srcs(ops, may_write, first_group)
+            dests, srcs = _dests_and_srcs(tuple(ops), may_write, first_group)
             if negated and dests:
                 negated = frozenset(n - first_group for n in negated if n >= first_group)
-        ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, eln, ecol + 1), guard, None, raw,
-                    negated or _EMPTY)
-        self.emit(ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups)
+        self.emit(opcode, dests, srcs, Loc(self.path, ln, col, eln, ecol + 1), guard, raw, negated or _EMPTY,
+                  out, base, label_ops, scopes, label_scope_ids, branch_fixups)
 
-    def emit(self, ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups) -> None:
-        """`ins` joins the body (and the instructions under the current `.loc`); its labels are
-        resolved at the end of the function where a nested scope or `brx` may name them."""
+    def emit(self, opcode, dests, srcs, raw_loc, guard, raw, negated, out, base, label_ops, scopes,
+             label_scope_ids, branch_fixups) -> None:
+        """The instruction joins the body (and the instructions under the current `.loc`), at
+        its place when known (else `finish_locations` places it); its labels are resolved at
+        the end of the function where a nested scope or `brx` may name them."""
+        place = self.cur_place
+        if place is _UNPLACED:
+            place = self.place()
+        loc, frames = place
+        if loc is None:
+            ins = Instr(opcode, dests, srcs, raw_loc, guard, None, raw, negated, False, frames)
+        else:
+            ins = Instr(opcode, dests, srcs, loc, guard, raw_loc, raw, negated, False, frames)
         out.append(ins)
         if self.cur_loc is not None:
             self.pending.append(ins)
@@ -1057,9 +1138,8 @@ class _Parser:
             col += self.col_off
         ln += self.line_off
         dests, srcs = _dests_and_srcs(ops, may_write, first_group)
-        ins = Instr(opcode, dests, srcs, Loc(self.path, ln, col, ln, col + len(raw) + 1), guard, None, raw,
-                    _EMPTY)
-        self.emit(ins, out, base, label_ops, scopes, label_scope_ids, branch_fixups)
+        self.emit(opcode, dests, srcs, Loc(self.path, ln, col, ln, col + len(raw) + 1), guard, raw, _EMPTY,
+                  out, base, label_ops, scopes, label_scope_ids, branch_fixups)
 
     def fast_guard(self, raw, start, scopes, fn_regs, statements) -> tuple:
         """`@%p` / `@!%p` at the start of `raw` -> ((name, negated), the rest)."""
@@ -1400,14 +1480,25 @@ def _explained(error: InputError, text: str, statements: bool = False, line: int
         return error
 
 
-def parse_module(text: str, path: str, map_locations: bool = True, fast: bool = True) -> Module:
-    p = _Parser(text, path, map_locations=map_locations, fast=fast)
+def parse_module(text: str, path: str, map_locations: bool = True, fast: bool = True, usable=None) -> Module:
+    """A PTX module; `usable(path, note=True)`: see `parse_ptx`."""
+    files = _file_table(text) if fast and map_locations else None
+    p = _Parser(text, path, map_locations=map_locations, fast=fast, files=files, usable=usable)
     try:
-        return p.parse_module()
+        module = p.parse_module()
+        if files is not None and p.files != files:  # read ahead wrongly: placed the long way
+            files = None
+            p = _Parser(text, path, map_locations=map_locations, fast=fast)
+            module = p.parse_module()
     except InputError as e:
         raise _explained(e, text) from None
     except RecursionError:
         raise InputError(Loc(path, 1, 1), "input nested too deeply to parse") from None
+    if usable is not None and files is None:
+        place_in_tree(module, usable)
+    elif usable is not None:
+        p.usable.note()
+    return module
 
 
 def parse_statements(text: str, path: str, line: int = 1, col: int = 1, fast: bool = True) -> list:
