@@ -40,6 +40,31 @@ def test_a_remembered_widening_counts_again():
     assert counts[0] == counts[1] > 0
 
 
+def test_a_remembered_complement_is_the_one_computed_afresh():
+    """`not_` is kept by the cubes in their order: a remembered complement lists the cubes that
+    computing it afresh lists, in the same order, counts its widenings again, and a complement
+    too large to represent stays None."""
+    import random
+    rng = random.Random(9)
+    lits = Literals()
+    ids = [lits.get(i, "lane", "lane", f"c{i}") for i in range(40)]
+    for _ in range(300):
+        s = LaneSet.union([LaneSet.lit(rng.choice((1, -1)) * rng.choice(ids), rng.getrandbits(32) | 1)
+                           for _ in range(rng.randrange(1, 7))])
+        forget_memos()
+        before = STATS["widened"]
+        fresh = s._complement()
+        fresh_widened = STATS["widened"] - before
+        forget_memos()
+        first = s.not_()
+        before = STATS["widened"]
+        again = s.not_()
+        assert again is first and STATS["widened"] - before == fresh_widened
+        assert (fresh is None and first is None) or tuple(first.cubes) == tuple(fresh.cubes)
+    many = LaneSet.union([LaneSet.lit(ids[i], 1 << i) for i in range(30)])
+    assert many.not_() is None and many.not_() is None
+
+
 DEVICE_HELPERS = """
 __device__ float quiet(float v, int k) {
   return v * k;

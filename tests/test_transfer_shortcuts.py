@@ -121,3 +121,65 @@ def test_semantics_and_memory_kinds_kept_per_opcode_are_those_of_the_instruction
     space = next((m for m in ins.mods if m in instructions._SPACES), "generic")
     assert instructions._space_and_size(ins) == (space, instructions._access_size(ins))
     assert instructions._space_and_size(Instr(opcode)) == (space, instructions._access_size(ins))
+
+
+def _assume_long_way(ev, p) -> None:
+    """`Evaluator.assume` as it was: every literal of the table looked at, in its order."""
+    from warplint.analysis.values import pred_of
+    lanes = pred_of(p)
+    if lanes is None or len(lanes.cubes) != 1:
+        return
+    bits, cube = next(iter(lanes.cubes))
+    if bits != 0xFFFFFFFF:
+        return
+    for key, lit in ev.lits.items():
+        if lit in cube and isinstance(key, tuple) and key[:2] == ("cmp", "eq"):
+            ev._learn(key[3], key[4])
+
+
+def test_assume_looks_up_its_literals_as_the_table_scan_did():
+    """The literals of an assumed cube are looked up by id, in the order they were made: the
+    same facts (the first fact about a term wins) as the scan of the whole table."""
+    from warplint.analysis.lanes import FULL, LaneSet
+    learned = 0
+    for _ in range(200):
+        trees = [transfer.Evaluator(Terms(), Literals(), True, set()) for _ in range(2)]
+        seed = RNG.random()
+        for ev in trees:  # the same literals and cube in both, assumed the two ways
+            r = random.Random(seed)
+            ids = []
+            for j in range(r.randrange(1, 12)):
+                base = ev.terms.get(("param", f"p{r.randrange(4)}"), "p")
+                x = Aff(base, (r.randrange(3),) * 32, 1, "block")
+                k = Aff(0, (r.randrange(5),) * 32)
+                kind = r.choice((("cmp", "eq"), ("cmp", "lt"), ("nz",)))
+                key = (*kind, 32, x, k) if kind[0] == "cmp" else (*kind, x)
+                ids.append(ev.lits.get(key, "uniform", "block", "t"))
+            cube = frozenset(r.choice((1, 1, -1)) * i for i in r.sample(ids, r.randrange(1, len(ids) + 1)))
+            p = Pred(LaneSet([(FULL if r.random() < 0.9 else 0xFFFF, cube)]))
+            if ev is trees[0]:
+                ev.assume(p)
+            else:
+                _assume_long_way(ev, p)
+        assert list(trees[0].facts.items()) == list(trees[1].facts.items())
+        learned += bool(trees[0].facts)
+    assert learned > 50
+
+
+def test_call_facts_are_those_read_on_each_visit():
+    """`_call` reads a call's barrier, collective kind, term key and returned keys once per
+    instruction (`_call_facts`): what the calls of analysis/calls.py give each time."""
+    from warplint.analysis.calls import block_collective, is_collective
+    from warplint.ir import Reg, Sym
+    calls = [Instr("call", (Reg("r"),), (Sym("f"), Reg("a"))),
+             Instr("call", (Sym("retval0"),), (Sym("g"), Sym("param0"))),
+             Instr("call", (), (Sym("cub::BlockReduce::Sum"), Reg("x"))),
+             Instr("call.lane.block", (Reg("s"), Reg("t")), (Sym("cub::BlockScan::ExclusiveSum"), Reg("x"))),
+             Instr("call.lane", (Reg("s"), Reg("t")), (Sym("h"),)),
+             Instr("call", (Reg("r"),), ())]
+    for ins in calls:
+        barrier, collective, key, returned = instructions._call_facts(ins)
+        assert barrier == bool(block_collective(ins)) and collective == is_collective(ins)
+        assert key == ("call", str(ins.srcs[0]) if ins.srcs else "?")
+        assert returned == tuple(instructions._returned(d.name) for d in ins.dests if isinstance(d, Sym))
+    assert [instructions._call_facts(i)[:2] for i in calls[2:4]] == [(True, False), (True, True)]

@@ -46,13 +46,16 @@ class CFG:
     def __init__(self, function: Function):
         self.function = function
         self.blocks: list[Block] = []
-        import networkx as nx
-        self.graph = nx.DiGraph()
+        # the adjacency and edge data, in networkx's orders (`_build` adds edges block by block)
+        self._succ: dict[int, list[int]] = {}
+        self._pred: dict[int, list[int]] = {}
+        self.edges: dict[tuple[int, int], dict] = {}
         self._build()
-        g = self.graph
-        self._succ = {n: list(nbrs) for n, nbrs in g.succ.items()}
-        self._pred = {n: list(nbrs) for n, nbrs in g.pred.items()}
-        self.edges: dict[tuple[int, int], dict] = {(u, v): d for u, v, d in g.edges(data=True)}
+        import networkx as nx
+        g = self.graph = nx.DiGraph()
+        g.add_nodes_from((b.id, {"block": b}) for b in self.blocks)
+        g.add_node(EXIT)
+        g.add_edges_from((u, v, d) for (u, v), d in self.edges.items())
 
     # -- construction -------------------------------------------------------------------
     def _build(self) -> None:
@@ -60,25 +63,27 @@ class CFG:
         labels: dict[str, int] = {}
         current = Block(0, None)
         blocks.append(current)
+        ended = False  # the current block's last instruction ends it (its `terminator`)
         for item in self.function.body:
             if isinstance(item, Label):
                 if current.instrs or current.label is not None:
                     current = Block(len(blocks), item.name)
                     blocks.append(current)
+                    ended = False
                 else:
                     current.label = item.name
                 if item.name in labels:
                     raise InputError(item.loc, f"label '{item.name}' defined twice")
                 labels[item.name] = current.id
                 continue
-            if current.terminator is not None:
+            if ended:
                 current = Block(len(blocks), None)
                 blocks.append(current)
             current.instrs.append(item)
-        g = self.graph
-        for b in blocks:
-            g.add_node(b.id, block=b)
-        g.add_node(EXIT)
+            ended = item.op in _ENDS_BLOCK
+        self._succ = {b.id: [] for b in blocks}
+        self._succ[EXIT] = []
+        self._pred = {n: [] for n in self._succ}
         for b in blocks:
             term = b.terminator
             nxt = b.id + 1 if b.id + 1 < len(blocks) else EXIT
@@ -101,8 +106,10 @@ class CFG:
         self.labels = labels
 
     def _edge(self, u: int, v: int, **data) -> None:
-        if not self.graph.has_edge(u, v):  # the first edge between two blocks keeps its data
-            self.graph.add_edge(u, v, **data)
+        if (u, v) not in self.edges:  # the first edge between two blocks keeps its data
+            self.edges[(u, v)] = data
+            self._succ[u].append(v)
+            self._pred[v].append(u)
 
     # -- queries ------------------------------------------------------------------------
     def succs(self, b: int) -> list[int]:
@@ -160,8 +167,29 @@ class CFG:
     @cached_property
     def ipdom(self) -> dict[int, int]:
         """Immediate post-dominators (EXIT is the root and maps to itself)."""
+        if not self._branches:
+            return self._straight_postdominators()
         import networkx as nx
         return {**nx.immediate_dominators(self._postdom_graph, EXIT), EXIT: EXIT}
+
+    @cached_property
+    def _branches(self) -> bool:
+        """Does some block have two successors or more?"""
+        return any(len(s) >= 2 for s in self._succ.values())
+
+    def _straight_postdominators(self) -> dict[int, int]:
+        """`ipdom` of a CFG with no branch (the same pairs; the keys in another order): a block
+        that reaches EXIT is post-dominated by its one successor; one that never does is, as
+        in `_postdom_graph`, post-dominated by EXIT alone."""
+        reaches_exit, todo = set(), [EXIT]
+        while todo:
+            for p in self._pred[todo.pop()]:
+                if p not in reaches_exit:
+                    reaches_exit.add(p)
+                    todo.append(p)
+        out = {b.id: self._succ[b.id][0] if b.id in reaches_exit else EXIT for b in self.blocks}
+        out[EXIT] = EXIT
+        return out
 
     @cached_property
     def loops(self) -> dict[int, set[int]]:
@@ -220,11 +248,12 @@ class CFG:
         """block -> the branch edges (X, S) it is control dependent on, by X then S: the block
         post-dominates S but not X strictly.  The X are its post-dominance frontier (the
         dominance frontier on the reversed graph)."""
+        if not self._branches:
+            return {}  # no branch: nothing to depend on
         reachable = self.reachable
         if not any(len(self._succ[x]) >= 2 for x in reachable if x != EXIT):
-            return {}  # no branch: nothing to depend on
-        import networkx as nx
-        frontiers = nx.dominance_frontiers(self._postdom_graph, EXIT)
+            return {}  # (no branch reachable)
+        frontiers = self._postdominance_frontiers()
         cd: dict[int, list[tuple[int, int]]] = {}
         for y, xs in frontiers.items():
             if y == EXIT:
@@ -234,6 +263,22 @@ class CFG:
             if deps:
                 cd[y] = deps
         return cd
+
+    def _postdominance_frontiers(self) -> dict[int, set[int]]:
+        """`nx.dominance_frontiers` of the reversed CFG from EXIT, walked over the immediate
+        post-dominators already known (networkx's own would compute them a second time): the
+        same sets, keyed in the same order."""
+        rev_preds = self._postdom_graph.pred
+        idom = {**self.ipdom, EXIT: None}
+        df: dict[int, set[int]] = {u: set() for u in idom}
+        for u in idom:
+            if u == EXIT or len(rev_preds[u]) >= 2:
+                for v in rev_preds[u]:
+                    if v in idom:
+                        while v != idom[u]:
+                            df[v].add(u)
+                            v = idom[v]
+        return df
 
 
 def build_cfg(function: Function) -> CFG:

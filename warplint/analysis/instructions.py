@@ -89,6 +89,7 @@ class Interpreter:
         self.local_fields = local_fields or {}  # struct variable -> {offset: field}
         self.written = written  # `written_spaces` of a kernel; None: unknown (a function alone)
         self._guard_lanes: LaneSet | None = None  # lanes of the instruction's guard, if any
+        self._calls: dict[int, tuple] = {}  # id of a call -> `_call_facts` (the CFG holds the calls)
         self._record = BlockRecord()
 
     def run_block(self, b: int, instrs: list[Instr], env: dict, mask: LaneSet) -> BlockRecord:
@@ -261,19 +262,20 @@ class Interpreter:
         in every lane only when every argument is (a call with no arguments, like `lane_of()`,
         may read the lane: lane-varying).  A PTX call returns through a .param symbol: the
         loads from it read the result."""
-        srcs = ins.srcs
-        if block_collective(ins):  # a barrier for the whole block (analysis/calls.py)
+        facts = self._calls.get(id(ins))
+        if facts is None:
+            facts = self._calls[id(ins)] = _call_facts(ins)
+        barrier, collective, key, returned = facts
+        if barrier:  # a barrier for the whole block (analysis/calls.py)
             self._record.barriers.append(Barrier(ins, b, active, False))
         if not ins.dests:
             return
-        if is_collective(ins):
+        if collective:
             return self._collective(ins, env, guarded)
-        vals = [v for s in srcs[1:] for v in self._argument(env, s)]
-        key = ("call", str(srcs[0]) if srcs else "?")
+        vals = [v for s in ins.srcs[1:] for v in self._argument(env, s)]
         result = self.ev.opaque(key, vals, "call") if vals else Unk(self.terms.get((key, id(ins)), "call"))
-        for d in ins.dests:
-            if isinstance(d, Sym):
-                env[_returned(d.name)] = result
+        for name in returned:
+            env[name] = result
         self._set_all(env, ins, result, guarded)
 
     def _collective(self, ins: Instr, env, guarded):
@@ -589,6 +591,15 @@ def _guard_register(name: str) -> Reg:
 _WARP_RESULTS = {"activemask": Interpreter._activemask_result, "vote": Interpreter._vote_result,
                  "match": Interpreter._match_result, "redux": Interpreter._redux_result,
                  "shfl": Interpreter._shuffle_result}
+
+
+def _call_facts(ins: Instr) -> tuple[bool, bool, tuple, tuple[str, ...]]:
+    """What `_call` reads of a call instruction, the same on every visit: whether it is a block
+    collective's barrier, a collective with scoped results, the call's term key, and the
+    environment keys its .param results are returned through."""
+    srcs = ins.srcs
+    return (bool(block_collective(ins)), is_collective(ins), ("call", str(srcs[0]) if srcs else "?"),
+            tuple(_returned(d.name) for d in ins.dests if isinstance(d, Sym)))
 
 
 def _member_groups(member_value) -> list:

@@ -153,7 +153,12 @@ class LaneSet:
         return _simplify([c for s in sets for c in s.cubes])
 
     def not_(self) -> "LaneSet | None":
-        """Complement, or None when it would be too large to represent."""
+        """Complement, or None when it would be too large to represent.  The fixpoint negates
+        the same branch and guard conditions again and again: kept, keyed by the cubes in the
+        order they are listed (the result can depend on it)."""
+        return _remembered(_NEGATED, tuple(self.cubes), (), LaneSet._complement, self)
+
+    def _complement(self) -> "LaneSet | None":
         result = FULL_SET
         for b, lits in self.cubes:
             comp = [(FULL & ~b, _NOLITS)] if b != FULL else []
@@ -208,6 +213,7 @@ _SIMPLIFIED_MAX = 1 << 14  # entries kept before a memo starts afresh (a few MB)
 # another order) -> (the two operands' cubes, the result, how many sets it widened)
 _INTERSECTED: dict[tuple, tuple] = {}
 _COMPARED: dict[tuple, tuple] = {}  # (cubes, cubes, id of the literals) -> (the literals, the Comparison)
+_NEGATED: dict[tuple, tuple] = {}  # cubes in their order -> ((), the complement or None, how many sets it widened)
 
 
 def forget_memos() -> None:
@@ -215,6 +221,7 @@ def forget_memos() -> None:
     _SIMPLIFIED.clear()
     _INTERSECTED.clear()
     _COMPARED.clear()
+    _NEGATED.clear()
 
 
 def _simplify(cubes: list) -> LaneSet:

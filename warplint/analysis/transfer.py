@@ -156,8 +156,9 @@ class Evaluator:
         bits, cube = next(iter(lanes.cubes))
         if bits != FULL:
             return
-        for key, lit in self.lits.items():
-            if lit in cube and isinstance(key, tuple) and key[:2] == ("cmp", "eq"):
+        for lit in sorted(x for x in cube if x > 0):  # (in the order the literals were made)
+            key = self.lits.key_of(lit)
+            if isinstance(key, tuple) and key[:2] == ("cmp", "eq"):
                 self._learn(key[3], key[4])
 
     def _learn(self, x, k) -> None:
