@@ -20,6 +20,7 @@ def _found(path: Path) -> list[tuple]:
 
 def _long_way(monkeypatch) -> None:
     monkeypatch.setattr(memory, "_passes_through", lambda ins_b, run: False)
+    monkeypatch.setattr(memory, "_walked_with", lambda last, seen: False)
 
     def partners(self, acc):
         return frozenset(id(p.instr) for p in self.by_instr.values()

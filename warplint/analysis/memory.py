@@ -278,6 +278,8 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     events = _events(cfg, order, pairs.by_instr)
     inputs = {b: _inputs(fa, b, position) for b in order}
     divergent_at: dict[int, bool] = {}
+    version: dict[int, int] = {}  # block -> how many times its outgoing state changed
+    walked: dict[int, tuple] = {}  # block -> (its inputs' versions, its pairs with a skipped barrier) at its last walk
     for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
         for b in order:
@@ -285,14 +287,38 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
             if _passes_through(ins_b, run):
                 state = out_state[ins_b[0][0]]
             else:
-                state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at)
+                seen = tuple([version.get(p, 0) for p, _ in ins_b])
+                last = walked.get(b)
+                if _walked_with(last, seen):  # the same states in: the same walk
+                    _downgrade(last[1], hazards)
+                    continue
+                skips = []
+                state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at, skips)
+                walked[b] = (seen, skips)
             old = out_state.get(b)
             if old is not state and old != state:
                 out_state[b] = state
+                version[b] = version.get(b, 0) + 1
                 changed = True
         if not changed:
             break
     return list(hazards.values())
+
+
+def _walked_with(last: tuple | None, seen: tuple) -> bool:
+    """Was a block last walked with the states in that `seen` numbers?"""
+    return last is not None and last[0] == seen
+
+
+def _downgrade(skips: list[tuple], hazards: dict) -> None:
+    """What walking a block again with the very same states in would change: the races of its
+    pairs pending past a barrier on another path (`_pair`) that were found since, by
+    `_sibling_hazards` at a merge, become possible.  Nothing else: every other pair's answer
+    was found (and recorded) the first time."""
+    for key, skipped in skips:
+        known = hazards.get(key)
+        if known is not None and known.definite:
+            known.definite, known.skipped_barrier = False, skipped
 
 
 def _passes_through(ins_b: list, run: list) -> bool:
@@ -302,9 +328,10 @@ def _passes_through(ins_b: list, run: list) -> bool:
 
 
 def _walk(fa: FunctionAnalysis, b: int, ins_b: list, run: list, out_state: dict, hazards: dict,
-          pairs: "_Pairs", divergent_at: dict) -> "_Frozen":
+          pairs: "_Pairs", divergent_at: dict, skips: list) -> "_Frozen":
     """Block `b`'s outgoing state: the paths in joined, then its barriers and accesses in order
-    (each access paired with the pending accesses it may race with)."""
+    (each access paired with the pending accesses it may race with; `skips` gets the pairs
+    whose earlier access is pending past a barrier on another path, for `_downgrade`)."""
     flow, incoming, divergent = _incoming(fa, b, out_state, ins_b, divergent_at)
     if divergent:
         _sibling_hazards(incoming, hazards, pairs)
@@ -315,7 +342,7 @@ def _walk(fa: FunctionAnalysis, b: int, ins_b: list, run: list, out_state: dict,
         partners = pairs.partners(acc)
         if partners:
             for prev in [prev for key, prev in flow.pending.items() if key in partners]:
-                _pair(prev, acc, flow, hazards, pairs)
+                _pair(prev, acc, flow, hazards, pairs, skips)
         if flow.execute(acc):
             _note(fa, PENDING_NOTE)
     return flow.frozen()
@@ -446,10 +473,12 @@ def _meets(space: str, spaces: set[str] | None) -> bool:
     return bool(spaces) and (space in spaces or space == "generic" or "generic" in spaces)
 
 
-def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: _Pairs) -> None:
+def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: _Pairs, skips: list) -> None:
     """Record the race between pending access `prev` and `acc`, if there is one."""
     key = (id(prev.instr), id(acc.instr))
     skipped = flow.skipped.get(id(prev.instr))
+    if skipped is not None:
+        skips.append((key, skipped))
     known = hazards.get(key)
     if known is not None:
         if skipped is not None and known.definite:  # a later pass found the path with a barrier
