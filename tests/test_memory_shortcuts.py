@@ -57,3 +57,18 @@ def test_shortcuts_past_the_work_bound(monkeypatch):
     _long_way(monkeypatch)
     assert short == found()
     assert short[0]
+
+
+@pytest.mark.parametrize("path", RACE_FIXTURES, ids=lambda p: p.name)
+def test_partners_are_the_pairs_that_may_race_and_are_not_exclusive(path):
+    """`_Pairs.partners` (from indexes by base, kind and space, and by required literal) against
+    `_may_race` and `_exclusive` asked of every pair."""
+    result = lint_text(path.read_text(), str(path), Options(targets=["sm_70"]))
+    for fa in result.analyses:
+        accesses = [a for a in fa.accesses if a.instr.op not in ("atom", "red")]
+        in_loop = set().union(*fa.cfg.loops.values())
+        pairs = memory._Pairs(fa, accesses, in_loop)
+        for acc in accesses:
+            expected = {id(p.instr) for p in accesses if memory._may_race(p, acc)
+                        and not memory._exclusive(p, acc, fa.lits, in_loop)}
+            assert pairs.partners(acc) == expected

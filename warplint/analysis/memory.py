@@ -380,42 +380,66 @@ class _Pairs:
         self.fa = fa
         self.lits = fa.lits
         self.in_loop = in_loop
+        self.accesses = accesses
         self.by_instr = {id(a.instr): a for a in accesses}
-        self.by_base: dict[object, list[MemAccess]] = {}
+        self.by_kind: dict[tuple, dict[str, set[int]]] = {}  # (base, store?) -> space -> instruction ids
         for a in accesses:
-            self.by_base.setdefault(_base(a), []).append(a)
+            base = _base(a)
+            if base is not None:
+                for store, does in ((True, a.store), (False, a.load)):
+                    if does:
+                        self.by_kind.setdefault((base, store), {}).setdefault(a.space, set()).add(id(a.instr))
         self.caller_pointers = _judges_caller_pointers(fa)
         self.one_lane = _one_lane_literals(fa.lits)
         self.shifts = _Shifts(fa)
         self.claims = Claims(fa)
         self._partners: dict[int, frozenset] = {}
         self._conflicts: dict[tuple[int, int], tuple] = {}
-        self._needs: dict[int, set[int]] = {}
+        self._excluding: dict[int, set[int]] | None = None
 
     def partners(self, acc: MemAccess) -> frozenset:
-        """The accesses (by instruction id) that `acc` is compared with when they are pending."""
+        """The accesses (by instruction id) that `acc` is compared with when they are pending:
+        those that `_may_race` with it, less those `_exclusive` of it."""
         key = id(acc.instr)
         found = self._partners.get(key)
         if found is None:
-            found = self._partners[key] = frozenset(
-                id(prev.instr) for prev in self.by_base[_base(acc)]
-                if _may_race(prev, acc) and not self._exclusive(prev, acc))
+            racing = self._racing_with(acc)
+            if racing and acc.block not in self.in_loop:
+                racing -= self._exclusive_of(acc)
+            found = self._partners[key] = frozenset(racing)
         return found
 
-    def _exclusive(self, a: MemAccess, b: MemAccess) -> bool:
-        """`_exclusive(a, b, ...)`, with each access's required literals found once."""
-        in_loop = self.in_loop
-        if a.block in in_loop or b.block in in_loop:
-            return False
-        need_b, lits = self._required(b), self.lits
-        return any(-x in need_b and lits[x].kind == "uniform" for x in self._required(a))
+    def _racing_with(self, acc: MemAccess) -> set[int]:
+        """The accesses `prev` with `_may_race(prev, acc)`: a write before a read, or a read
+        before a write, of `acc`'s base, in its space, or any space where one is generic."""
+        base = _base(acc)
+        out: set[int] = set()
+        if base is None:
+            return out
+        for store, wanted in ((True, acc.load), (False, acc.store)):
+            spaces = self.by_kind.get((base, store)) if wanted else None
+            if spaces:
+                if acc.space == "generic":
+                    out.update(*spaces.values())
+                else:
+                    out.update(spaces.get(acc.space, ()), spaces.get("generic", ()))
+        return out
 
-    def _required(self, acc: MemAccess) -> set[int]:
-        key = id(acc.instr)
-        found = self._needs.get(key)
-        if found is None:
-            found = self._needs[key] = _required(acc.active)
-        return found
+    def _exclusive_of(self, acc: MemAccess) -> set[int]:
+        """The accesses outside loops that `_exclusive(prev, acc)` holds for (`acc` outside
+        loops too): one requires a warp-uniform literal whose negation `acc` requires."""
+        if self._excluding is None:
+            self._excluding = {}  # literal -> accesses outside loops requiring it (a uniform one)
+            lits = self.lits
+            for a in self.accesses:
+                if a.block not in self.in_loop:
+                    for x in _required(a.active):
+                        if lits[x].kind == "uniform":
+                            self._excluding.setdefault(x, set()).add(id(a.instr))
+        out: set[int] = set()
+        for y in _required(acc.active):
+            out.update(self._excluding.get(-y, ()))
+        return out
 
     def conflict(self, first: MemAccess, then: MemAccess):
         """`_ordered_conflict(first, then, ...)` with no stride."""
