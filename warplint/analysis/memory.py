@@ -582,17 +582,16 @@ class _Flow:
         if header is None and not (self.pending or self.fenced or self.skipped):
             self._copy(state)  # the first edge in: the state as it is (most blocks have one)
             return
-        carried = state.carried
-        for acc in state.pending:
-            key = id(acc.instr)
-            self.pending[key] = acc
-            loops = carried.get(key)
-            if header is not None:
-                loops = (loops or frozenset()) | {header}
-            elif key in state.fresh:
-                self.fresh.add(key)
-            if loops is not None:
-                self.carried[key] = self.carried.get(key, frozenset()) | loops
+        self.pending.update(state.by_key)  # (a key already pending keeps its place)
+        carried, into = state.carried, self.carried  # (`carried` and `fresh` hold pending keys only)
+        if header is None:
+            self.fresh.update(state.fresh)
+            for key, loops in carried.items():
+                into[key] = into.get(key, frozenset()) | loops
+        else:  # every access pending over a back edge is carried round the loop
+            entered = {header}
+            for key in state.by_key:
+                into[key] = into.get(key, frozenset()) | ((carried.get(key) or frozenset()) | entered)
         self.fenced.update(state.fenced)
         self.skipped.update(state.skipped)
 
