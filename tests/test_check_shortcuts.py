@@ -41,3 +41,22 @@ def test_sources_decided_on_bit_sets_read_what_lane_by_lane_reads(path, target, 
     quick = _shuffle_reads(path, target)
     monkeypatch.setattr(shuffle, "_sources_sure", lambda *args: False)
     assert quick == _shuffle_reads(path, target)
+
+
+def test_hazards_are_searched_once_for_every_target(monkeypatch):
+    """WL007 on several sm_70+ targets: one search per analysis, the same findings per target."""
+    from warplint.analysis import memory
+    from warplint.checks import memory as wl007
+    path = next(p for p in sorted(FIXTURES.rglob("*.cu")) if "WL007" in p.read_text())
+    calls = []
+
+    def counted(fa):
+        calls.append(fa)
+        return memory.find_hazards(fa)
+    monkeypatch.setattr(wl007, "find_hazards", counted)
+    one = lint_text(path.read_text(), str(path), Options(targets=["sm_70"]))
+    searched = len(calls)
+    three = lint_text(path.read_text(), str(path), Options(targets=["sm_70", "sm_80", "sm_90"]))
+    assert searched and len(calls) == 2 * searched
+    assert [(f.loc, f.message) for f in one.findings] == [(f.loc, f.message) for f in three.findings]
+    assert all(f.targets == ("sm_70", "sm_80", "sm_90") for f in three.findings if f.rule_id == "WL007")

@@ -276,21 +276,24 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     hazards: dict[tuple[int, int], Hazard] = {}
     pairs = _Pairs(fa, accesses, set().union(*cfg.loops.values()))
     events = _events(cfg, order, pairs.by_instr)
-    inputs = {b: _inputs(fa, b, position) for b in order}
+    blocks = []  # (block, its inputs, its events, whether it passes its one state on), in order
+    for b in order:
+        ins_b = _inputs(fa, b, position)
+        blocks.append((b, ins_b, events[b], _passes_through(ins_b, events[b])))
     divergent_at: dict[int, bool] = {}
     version: dict[int, int] = {}  # block -> how many times its outgoing state changed
     walked: dict[int, tuple] = {}  # block -> (its inputs' versions, its pairs with a skipped barrier) at its last walk
     for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
-        for b in order:
-            ins_b, run = inputs[b], events[b]
-            if _passes_through(ins_b, run):
+        for b, ins_b, run, through in blocks:
+            if through:
                 state = out_state[ins_b[0][0]]
             else:
                 seen = tuple([version.get(p, 0) for p, _ in ins_b])
                 last = walked.get(b)
                 if _walked_with(last, seen):  # the same states in: the same walk
-                    _downgrade(last[1], hazards)
+                    if last[1]:
+                        _downgrade(last[1], hazards)
                     continue
                 skips = []
                 state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at, skips)
