@@ -511,10 +511,9 @@ def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: 
         if skipped is not None and known.definite:  # a later pass found the path with a barrier
             known.definite, known.skipped_barrier = False, skipped
         return
-    if id(prev.instr) not in flow.carried and _same_lane(prev, acc, pairs.one_lane):
-        return
-    kind, c = pairs.conflict(prev, acc)
-    if not c or _moved_apart(prev, acc, flow, pairs.lits, pairs.caller_pointers, pairs.shifts):
+    kind, c = pairs.conflict(prev, acc)  # (remembered: most pairs asked again meet no byte)
+    if not c or id(prev.instr) not in flow.carried and _same_lane(prev, acc, pairs.one_lane) \
+            or _moved_apart(prev, acc, flow, pairs.lits, pairs.caller_pointers, pairs.shifts):
         return
     if kind == "WAR" and flow.only_carried(id(prev.instr)) is None and pairs.claims.is_claim(prev, acc):
         return  # a check-then-set claim of this iteration (claims.py: no outcome beyond lockstep's)
