@@ -276,23 +276,52 @@ def find_hazards(fa: FunctionAnalysis) -> list[Hazard]:
     hazards: dict[tuple[int, int], Hazard] = {}
     pairs = _Pairs(fa, accesses, set().union(*cfg.loops.values()))
     events = _events(cfg, order, pairs.by_instr)
-    inputs = {b: _inputs(fa, b, position) for b in order}
+    blocks = []  # (block, its inputs, its events, whether it passes its one state on), in order
+    for b in order:
+        ins_b = _inputs(fa, b, position)
+        blocks.append((b, ins_b, events[b], _passes_through(ins_b, events[b])))
     divergent_at: dict[int, bool] = {}
+    version: dict[int, int] = {}  # block -> how many times its outgoing state changed
+    walked: dict[int, tuple] = {}  # block -> (its inputs' versions, its pairs with a skipped barrier) at its last walk
     for _ in range(MAX_PASSES if _has_back_edge(cfg, order, position) else 1):  # (else one pass is the fixpoint)
         changed = False
-        for b in order:
-            ins_b, run = inputs[b], events[b]
-            if _passes_through(ins_b, run):
+        for b, ins_b, run, through in blocks:
+            if through:
                 state = out_state[ins_b[0][0]]
             else:
-                state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at)
+                seen = tuple([version.get(p, 0) for p, _ in ins_b])
+                last = walked.get(b)
+                if _walked_with(last, seen):  # the same states in: the same walk
+                    if last[1]:
+                        _downgrade(last[1], hazards)
+                    continue
+                skips = []
+                state = _walk(fa, b, ins_b, run, out_state, hazards, pairs, divergent_at, skips)
+                walked[b] = (seen, skips)
             old = out_state.get(b)
             if old is not state and old != state:
                 out_state[b] = state
+                version[b] = version.get(b, 0) + 1
                 changed = True
         if not changed:
             break
     return list(hazards.values())
+
+
+def _walked_with(last: tuple | None, seen: tuple) -> bool:
+    """Was a block last walked with the states in that `seen` numbers?"""
+    return last is not None and last[0] == seen
+
+
+def _downgrade(skips: list[tuple], hazards: dict) -> None:
+    """What walking a block again with the very same states in would change: the races of its
+    pairs pending past a barrier on another path (`_pair`) that were found since, by
+    `_sibling_hazards` at a merge, become possible.  Nothing else: every other pair's answer
+    was found (and recorded) the first time."""
+    for key, skipped in skips:
+        known = hazards.get(key)
+        if known is not None and known.definite:
+            known.definite, known.skipped_barrier = False, skipped
 
 
 def _passes_through(ins_b: list, run: list) -> bool:
@@ -302,9 +331,10 @@ def _passes_through(ins_b: list, run: list) -> bool:
 
 
 def _walk(fa: FunctionAnalysis, b: int, ins_b: list, run: list, out_state: dict, hazards: dict,
-          pairs: "_Pairs", divergent_at: dict) -> "_Frozen":
+          pairs: "_Pairs", divergent_at: dict, skips: list) -> "_Frozen":
     """Block `b`'s outgoing state: the paths in joined, then its barriers and accesses in order
-    (each access paired with the pending accesses it may race with)."""
+    (each access paired with the pending accesses it may race with; `skips` gets the pairs
+    whose earlier access is pending past a barrier on another path, for `_downgrade`)."""
     flow, incoming, divergent = _incoming(fa, b, out_state, ins_b, divergent_at)
     if divergent:
         _sibling_hazards(incoming, hazards, pairs)
@@ -315,7 +345,7 @@ def _walk(fa: FunctionAnalysis, b: int, ins_b: list, run: list, out_state: dict,
         partners = pairs.partners(acc)
         if partners:
             for prev in [prev for key, prev in flow.pending.items() if key in partners]:
-                _pair(prev, acc, flow, hazards, pairs)
+                _pair(prev, acc, flow, hazards, pairs, skips)
         if flow.execute(acc):
             _note(fa, PENDING_NOTE)
     return flow.frozen()
@@ -353,42 +383,66 @@ class _Pairs:
         self.fa = fa
         self.lits = fa.lits
         self.in_loop = in_loop
+        self.accesses = accesses
         self.by_instr = {id(a.instr): a for a in accesses}
-        self.by_base: dict[object, list[MemAccess]] = {}
+        self.by_kind: dict[tuple, dict[str, set[int]]] = {}  # (base, store?) -> space -> instruction ids
         for a in accesses:
-            self.by_base.setdefault(_base(a), []).append(a)
+            base = _base(a)
+            if base is not None:
+                for store, does in ((True, a.store), (False, a.load)):
+                    if does:
+                        self.by_kind.setdefault((base, store), {}).setdefault(a.space, set()).add(id(a.instr))
         self.caller_pointers = _judges_caller_pointers(fa)
         self.one_lane = _one_lane_literals(fa.lits)
         self.shifts = _Shifts(fa)
         self.claims = Claims(fa)
         self._partners: dict[int, frozenset] = {}
         self._conflicts: dict[tuple[int, int], tuple] = {}
-        self._needs: dict[int, set[int]] = {}
+        self._excluding: dict[int, set[int]] | None = None
 
     def partners(self, acc: MemAccess) -> frozenset:
-        """The accesses (by instruction id) that `acc` is compared with when they are pending."""
+        """The accesses (by instruction id) that `acc` is compared with when they are pending:
+        those that `_may_race` with it, less those `_exclusive` of it."""
         key = id(acc.instr)
         found = self._partners.get(key)
         if found is None:
-            found = self._partners[key] = frozenset(
-                id(prev.instr) for prev in self.by_base[_base(acc)]
-                if _may_race(prev, acc) and not self._exclusive(prev, acc))
+            racing = self._racing_with(acc)
+            if racing and acc.block not in self.in_loop:
+                racing -= self._exclusive_of(acc)
+            found = self._partners[key] = frozenset(racing)
         return found
 
-    def _exclusive(self, a: MemAccess, b: MemAccess) -> bool:
-        """`_exclusive(a, b, ...)`, with each access's required literals found once."""
-        in_loop = self.in_loop
-        if a.block in in_loop or b.block in in_loop:
-            return False
-        need_b, lits = self._required(b), self.lits
-        return any(-x in need_b and lits[x].kind == "uniform" for x in self._required(a))
+    def _racing_with(self, acc: MemAccess) -> set[int]:
+        """The accesses `prev` with `_may_race(prev, acc)`: a write before a read, or a read
+        before a write, of `acc`'s base, in its space, or any space where one is generic."""
+        base = _base(acc)
+        out: set[int] = set()
+        if base is None:
+            return out
+        for store, wanted in ((True, acc.load), (False, acc.store)):
+            spaces = self.by_kind.get((base, store)) if wanted else None
+            if spaces:
+                if acc.space == "generic":
+                    out.update(*spaces.values())
+                else:
+                    out.update(spaces.get(acc.space, ()), spaces.get("generic", ()))
+        return out
 
-    def _required(self, acc: MemAccess) -> set[int]:
-        key = id(acc.instr)
-        found = self._needs.get(key)
-        if found is None:
-            found = self._needs[key] = _required(acc.active)
-        return found
+    def _exclusive_of(self, acc: MemAccess) -> set[int]:
+        """The accesses outside loops that `_exclusive(prev, acc)` holds for (`acc` outside
+        loops too): one requires a warp-uniform literal whose negation `acc` requires."""
+        if self._excluding is None:
+            self._excluding = {}  # literal -> accesses outside loops requiring it (a uniform one)
+            lits = self.lits
+            for a in self.accesses:
+                if a.block not in self.in_loop:
+                    for x in _required(a.active):
+                        if lits[x].kind == "uniform":
+                            self._excluding.setdefault(x, set()).add(id(a.instr))
+        out: set[int] = set()
+        for y in _required(acc.active):
+            out.update(self._excluding.get(-y, ()))
+        return out
 
     def conflict(self, first: MemAccess, then: MemAccess):
         """`_ordered_conflict(first, then, ...)` with no stride."""
@@ -446,19 +500,20 @@ def _meets(space: str, spaces: set[str] | None) -> bool:
     return bool(spaces) and (space in spaces or space == "generic" or "generic" in spaces)
 
 
-def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: _Pairs) -> None:
+def _pair(prev: MemAccess, acc: MemAccess, flow: "_Flow", hazards: dict, pairs: _Pairs, skips: list) -> None:
     """Record the race between pending access `prev` and `acc`, if there is one."""
     key = (id(prev.instr), id(acc.instr))
     skipped = flow.skipped.get(id(prev.instr))
+    if skipped is not None:
+        skips.append((key, skipped))
     known = hazards.get(key)
     if known is not None:
         if skipped is not None and known.definite:  # a later pass found the path with a barrier
             known.definite, known.skipped_barrier = False, skipped
         return
-    if id(prev.instr) not in flow.carried and _same_lane(prev, acc, pairs.one_lane):
-        return
-    kind, c = pairs.conflict(prev, acc)
-    if not c or _moved_apart(prev, acc, flow, pairs.lits, pairs.caller_pointers, pairs.shifts):
+    kind, c = pairs.conflict(prev, acc)  # (remembered: most pairs asked again meet no byte)
+    if not c or id(prev.instr) not in flow.carried and _same_lane(prev, acc, pairs.one_lane) \
+            or _moved_apart(prev, acc, flow, pairs.lits, pairs.caller_pointers, pairs.shifts):
         return
     if kind == "WAR" and flow.only_carried(id(prev.instr)) is None and pairs.claims.is_claim(prev, acc):
         return  # a check-then-set claim of this iteration (claims.py: no outcome beyond lockstep's)
@@ -529,17 +584,16 @@ class _Flow:
         if header is None and not (self.pending or self.fenced or self.skipped):
             self._copy(state)  # the first edge in: the state as it is (most blocks have one)
             return
-        carried = state.carried
-        for acc in state.pending:
-            key = id(acc.instr)
-            self.pending[key] = acc
-            loops = carried.get(key)
-            if header is not None:
-                loops = (loops or frozenset()) | {header}
-            elif key in state.fresh:
-                self.fresh.add(key)
-            if loops is not None:
-                self.carried[key] = self.carried.get(key, frozenset()) | loops
+        self.pending.update(state.by_key)  # (a key already pending keeps its place)
+        carried, into = state.carried, self.carried  # (`carried` and `fresh` hold pending keys only)
+        if header is None:
+            self.fresh.update(state.fresh)
+            for key, loops in carried.items():
+                into[key] = into.get(key, frozenset()) | loops
+        else:  # every access pending over a back edge is carried round the loop
+            entered = {header}
+            for key in state.by_key:
+                into[key] = into.get(key, frozenset()) | ((carried.get(key) or frozenset()) | entered)
         self.fenced.update(state.fenced)
         self.skipped.update(state.skipped)
 

@@ -11,7 +11,7 @@ def missing_syncwarp(ctx: Context) -> None:
     if not ctx.target.independent_scheduling:
         return  # lockstep warps (with volatile) made this work before Volta
     reported = set()
-    for h in find_hazards(ctx.analysis):
+    for h in _hazards(ctx.analysis):
         first, second = h.first, h.second
         where = (second.instr.loc.path, second.instr.loc.line)
         if where in reported:  # one finding per racing statement
@@ -28,3 +28,13 @@ def missing_syncwarp(ctx: Context) -> None:
         ctx.report(second.instr, msg,
                    certainty="definite" if h.definite else "possible", details=details,
                    related=[Step(first.instr.loc, "the other lane's access")], block=second.block)
+
+
+def _hazards(fa) -> list:
+    """`find_hazards(fa)`, found once for every target (the search does not depend on it).  Held
+    with the analysis it is of: a copy taken for another text (`analysis.reuse`) shares `shared`
+    but has notes of its own, which the search adds to."""
+    found = fa.shared.get("hazards")
+    if found is None or found[0] is not fa:
+        found = fa.shared["hazards"] = (fa, find_hazards(fa))
+    return found[1]

@@ -1,10 +1,11 @@
 """Shuffle rules: WL005 (source lane invalid), WL006 (width / c operand invalid)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import product
 
 from ..analysis.arrival import divergences
-from ..analysis.divergence import source_lane
+from ..analysis.divergence import source_lane, source_lanes
 from ..analysis.lanes import MAX_VARS, definite_bits, lane_ranges, together
 from ..analysis.loop_values import values_at
 from ..analysis.values import Aff, const, is_uniform
@@ -130,6 +131,8 @@ def _reads(ctx: Context, op, b: Aff, c: int, exited: _Exits):
     mv = op.member_value
     active = op.active.possible_bits
     sure = definite_bits(op.active, fa.lits)
+    if _sources_sure(op, b, c, active, sure):
+        return 0, 0, False, set()
     order = _lane_order(fa.lits)
     readers, sources, definite, why = 0, 0, False, set()
     for lane in range(32):
@@ -169,6 +172,29 @@ def _reads(ctx: Context, op, b: Aff, c: int, exited: _Exits):
         sources |= 1 << j
         definite |= bool(sure >> lane & 1)
     return readers, sources, definite, why
+
+
+def _sources_sure(op, b: Aff, c: int, active: int, sure: int) -> bool:
+    """Does every active lane read (where its source lane is in range) from a lane that is
+    surely active and in a membermask the same in every lane?  Then `_reads` finds no reader
+    (most shuffles): decided on bit sets, not lane by lane."""
+    mv = op.member_value
+    if not b.uniform or isinstance(mv, Aff) and not mv.uniform:
+        return False
+    fine = active & sure
+    if isinstance(mv, Aff):
+        fine &= mv.off[0] & 0xFFFFFFFF
+    return not _read_lanes(op.instr.mods, b.off[0], c, active) & ~fine
+
+
+@lru_cache(maxsize=1024)
+def _read_lanes(mods: tuple, b: int, c: int, active: int) -> int:
+    """The source lanes (in range) that lanes `active` read, with lane operand `b` in every lane."""
+    out = 0
+    for lane, (j, ok) in enumerate(source_lanes(mods, b, c)):
+        if ok and 0 <= j < 32 and active >> lane & 1:
+            out |= 1 << j
+    return out
 
 
 def _describe_mask(ctx: Context, op) -> str:
