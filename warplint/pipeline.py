@@ -261,7 +261,7 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
     try:
         from .analysis.reuse import Analyses
         parsed = parse_variants(text, path, options)
-        reuse = Analyses() if len(parsed) > 1 else None  # a function the same in several texts is analysed once
+        reuse = Analyses(every_function=len(parsed) > 1)  # a function the same in several texts or files: once
         variants = [(m, analyse(m, options, reuse), targets) for m, targets in parsed]
         module, analyses, _ = variants[0]
         result.module, result.analyses = module, analyses

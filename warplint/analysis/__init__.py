@@ -19,7 +19,7 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
     could inline (calls nested past the inlining bound) is analysed on its own, with a note.
     A device function analysed on its own has unknown arguments: its analysis carries a second
     one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`).
-    `reuse`: the analyses of the file's other preprocessed texts (reuse.py)."""
+    `reuse`: the analyses of the file's other preprocessed texts and of other files (reuse.py)."""
     called = called_functions(module)
     table = function_table(module)
     inlined: set[int] = set()
@@ -38,14 +38,16 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
 
 
 def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
-    written = written_key(fn, module, table, reuse) if reuse is not None else None
+    if reuse is not None and not reuse.wanted(fn, module):
+        reuse = None
+    written = written_key(fn, module, table, options, reuse) if reuse is not None else None
     kept, kept_inlined = reuse.take(written) if written is not None else (None, None)
     if kept is not None:  # (what inlining leaves, set here)
         inlined.update(id(table[name][k]) for name, k in kept_inlined)
     inlined_here: set[int] = set()
     inlined_fn = inline_calls(fn, module, inlined_here, table) if kept is None else None
     inlined |= inlined_here
-    key = inlined_key(fn, inlined_fn, module) if reuse is not None and kept is None else None
+    key = inlined_key(fn, inlined_fn, module, options) if reuse is not None and kept is None else None
     if key is not None:  # (the functions it reaches differ, not those inlined into it)
         kept, _ = reuse.take(key)
     if kept is not None:  # (`any_arguments` comes with it; what `with_varying_arguments` leaves, set here)

@@ -1,14 +1,19 @@
 """One analysis per function as analysed: a CUDA file is preprocessed once per target
 architecture its text tests (pipeline.parse_variants), and the texts mostly define the same
-functions, instruction for instruction (nccl's collective headers: 279 of 302).  A function whose
-inlined body and module facts are those of one analysed for another text of the file takes that
-analysis (a copy with its own notes: the checks add theirs per target) instead of a second one.
+functions, instruction for instruction (nccl's collective headers: 279 of 302); the files of one
+run include the same headers (nccl's `src/device/*.h` include ~54), whose device functions no
+file calls are analysed on their own in each.  A function whose inlined body and module facts
+are those of one analysed for another text of the file, or for another file linted before in
+this process, takes that analysis (a copy with its own notes: the checks add theirs per target)
+instead of a second one.  The analyses are kept in `KEPT`, bounded, one per process (each
+`--jobs` worker keeps its own).
 
 `key` holds everything the analysis reads: the function with its calls inlined (every field
 of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
-dataclasses), the module's state spaces and local fields as they are when it is analysed, and the function
-as written (`any_arguments` analyses it with a prologue that passes varying arguments: the two
-copies share that analysis).  The options are those of one file's run.  `key_as_written` (asked
+dataclasses, locations with their file), the module's state spaces and local fields as they are
+when it is analysed, of the names it can read (`_module_facts`), the function as written
+(`any_arguments` analyses it with a prologue that passes varying arguments: the two copies share
+that analysis), and the options the analysis reads (`_options_read`).  `key_as_written` (asked
 first; `key` where it finds nothing) stands for it without inlining: the function as written and every function it can
 reach by a name its instructions hold, each function's part found once (inlining is a function
 of those); equal keys as written mean equal keys (tests/test_analysis_reuse.py)."""
@@ -17,14 +22,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
-from .inline import MAX_DEPTH
+from ..memo import TextMemo
+from .inline import _OWN, MAX_DEPTH, OWN_FIELDS
+
+MAX_KEPT = 1_000_000  # instructions of the analyses kept in one process (their inlined bodies)
+KEPT = TextMemo(MAX_KEPT)  # key -> (analysis, its notes when made, the functions inlined)
 
 
 class Analyses:
-    """The analyses of one file's texts, by key (`key`, `key_as_written`)."""
+    """The analyses that one file's texts may take, by key (`key`, `key_as_written`): those of
+    the file's other texts and of other files linted before in this process (`KEPT`).
+    `every_function`: key every function (the file has several texts), else only those defined
+    in another file (a header's: a function of the file itself is no other file's)."""
 
-    def __init__(self):
-        self._by_key: dict = {}  # key -> (analysis, its notes when made, the functions inlined)
+    def __init__(self, every_function: bool = True, kept: TextMemo = KEPT):
+        self.every_function = every_function
+        self._kept = kept
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
@@ -36,14 +49,18 @@ class Analyses:
     def take(self, key) -> tuple:
         """(`get(key)`, the functions inlined into it: [(name, index among the functions of that
         name)]); (None, None) where none is kept."""
-        kept = self._by_key.get(key)
+        kept = self._kept.get(key)
         if kept is None:
             return None, None
         fa, notes, inlined = kept
         return replace(fa, notes=list(notes)), inlined
 
     def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
-        self._by_key.setdefault(key, (fa, tuple(fa.notes), list(inlined)))
+        self._kept.put(key, (fa, tuple(fa.notes), list(inlined)), len(fa.function.body) + 1)
+
+    def wanted(self, fn, module) -> bool:
+        """Is `fn` keyed (see `every_function`)?"""
+        return self.every_function or (fn.loc is not None and fn.loc.path != module.path)
 
     def function_key(self, fn) -> "_Key":
         """`_function_key(fn)` (its hash found once), found once per function."""
@@ -72,11 +89,11 @@ class Analyses:
         return kept[1]
 
 
-def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
+def key_as_written(fn, module, table, options, reuse: Analyses) -> "_Key | None":
     """What analysing `fn` in `module` reads, from the functions as written: `fn` and every
     function of each name that it or they name, down to the depth that inlining reaches
     (inlining reads nothing more: its result is that of `key`'s inlined function), with the
-    module's facts.  None where a function's name could
+    module's facts and the options.  None where a function's name could
     be one that inlining makes (`@`: an inlined copy's labels and registers)."""
     if reuse.odd_names(table):
         return None
@@ -86,8 +103,8 @@ def key_as_written(fn, module, table, reuse: Analyses) -> "_Key | None":
         names |= found
         level = [f for name in found for f in table.get(name, ())] if depth < MAX_DEPTH else []
     callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
-    return _Key((module.language, reuse.function_key(fn), callees, frozenset(module.state_spaces.items()),
-                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+    return _Key((module.language, reuse.function_key(fn), callees, _module_facts(module, names),
+                 _options_read(options)))
 
 
 def _symbols(o, found: set) -> None:
@@ -100,12 +117,38 @@ def _symbols(o, found: set) -> None:
             _symbols(item, found)
 
 
-def key(fn, inlined, module) -> "_Key":
+def key(fn, inlined, module, options=None) -> "_Key":
     """What analysing `fn` in `module` reads: `inlined` (`fn` with its calls inlined), and `fn`
-    itself (`any_arguments` analyses it with a prologue)."""
+    itself (`any_arguments` analyses it with a prologue), with the module's facts and the options."""
+    names: set[str] = set()
+    for f in (fn, inlined):
+        for i in f.body:
+            if isinstance(i, Instr):
+                for o in i.srcs + i.dests:
+                    _symbols(o, names)
     return _Key((module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
-                 frozenset(module.state_spaces.items()),
-                 frozenset((name, frozenset(fields.items())) for name, fields in module.local_fields.items())))
+                 _module_facts(module, names), _options_read(options)))
+
+
+def _module_facts(module, names: set) -> tuple:
+    """The module's facts that analysing a function naming the symbols `names` reads: the state
+    space of a symbol it names (transfer.py, local_objects.py), the fields of a variable whose
+    address it takes (`&x`: `local_fields["x"]`, instructions.py), and those of a name with `@`
+    (an inlined copy's label or symbol: not among `names`).  `any_arguments`' prologue names the
+    thread's own object and the call giving its fields (inline.own_object): the object's space
+    it sets itself before (`&__own_object` counts only where the code names it), its fields and
+    the call's space count."""
+    spaces = module.state_spaces
+    return (frozenset((n, spaces[n]) for n in names | {OWN_FIELDS} if n in spaces),
+            frozenset((n, s) for n, s in spaces.items() if "@" in n),
+            frozenset((n, frozenset(fields.items())) for n, fields in module.local_fields.items()
+                      if "&" + n in names or n == _OWN or "@" in n))
+
+
+def _options_read(options) -> tuple:
+    """The options that the analysis reads (solver.py; tests/test_analysis_reuse.py checks that
+    no other is read)."""
+    return getattr(options, "block_dim", None), getattr(options, "work_bound", 200_000)
 
 
 class _Key:
