@@ -35,9 +35,9 @@ class Analyses:
     `every_function`: key every function (the file has several texts), else only those defined
     in another file (a header's: a function of the file itself is no other file's)."""
 
-    def __init__(self, every_function: bool = True, kept: TextMemo = KEPT):
+    def __init__(self, every_function: bool = True, kept: TextMemo | None = None):
         self.every_function = every_function
-        self._kept = kept
+        self._kept = KEPT if kept is None else kept
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
