@@ -97,6 +97,20 @@ def test_one_text_makes_no_keys(monkeypatch):
     assert len(keys) == 4  # the two kernels (helper is inlined), in each of the two texts
 
 
+def _same_with_module_facts(fn, body, module, table, memo) -> None:
+    """A kept analysis's `any_arguments` holds the module's facts and the functions its prologue's
+    function can reach (`_any_arguments`): it inlines the same, also the long way (past MAX_SIZE)."""
+    from warplint.analysis.inline import inline_calls, varying_inlined, with_varying_arguments
+    varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, body)
+    if varying is fn:
+        return
+    facts, reached = reuse_module.ModuleFacts(module), memo.reachable_table(fn, varying, table)
+    assert reuse_module._function_key(varying_inlined(fn, varying, body, module, table)) == \
+        reuse_module._function_key(varying_inlined(fn, varying, body, facts, reached))
+    assert reuse_module._function_key(inline_calls(varying, module, set(), table)) == \
+        reuse_module._function_key(inline_calls(varying, facts, set(), reached))
+
+
 def test_keys_as_written_are_equal_only_where_the_inlined_keys_are():
     """`key_as_written` (the function and the functions it can reach, as written) stands for `key`
     (the function with its calls inlined): equal keys as written mean equal inlined keys."""
@@ -117,7 +131,15 @@ def test_keys_as_written_are_equal_only_where_the_inlined_keys_are():
             for fn in module.functions:
                 if fn.body:
                     written = key_as_written(fn, module, table, Options(), memo)
-                    inlined = key(fn, inline_calls(fn, module, set(), table), module)
+                    body = inline_calls(fn, module, set(), table)
+                    reached = memo.reachable(fn, table)
+                    named = set()  # (every symbol of the inlined body is reachable, or an inlined copy's)
+                    for i in body.body:
+                        for o in i.srcs + i.dests if isinstance(i, Instr) else ():
+                            reuse_module._symbols(o, named)
+                    assert all(n in reached or "@" in n for n in named), (path, fn.name)
+                    inlined = key(fn, body, module, Options(), memo, reached)
+                    _same_with_module_facts(fn, body, module, table, memo)
                     hits += written in seen
                     assert seen.setdefault(written, inlined) == inlined, (path, fn.name)
     assert hits >= 2  # same_everywhere and helper in TWO_KERNELS' second text, at least

@@ -9,7 +9,7 @@ from .divergence import FunctionAnalysis, analyze_function
 from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
                      with_varying_arguments)
 from .lanes import Literals
-from .reuse import Analyses, key as inlined_key, key_as_written as written_key
+from .reuse import Analyses, ModuleFacts, key as inlined_key, key_as_written as written_key
 from .values import Terms
 
 
@@ -47,7 +47,7 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
     inlined_here: set[int] = set()
     inlined_fn = inline_calls(fn, module, inlined_here, table) if kept is None else None
     inlined |= inlined_here
-    key = inlined_key(fn, inlined_fn, module, options) if reuse is not None and kept is None else None
+    key = inlined_key(fn, inlined_fn, module, options, reuse, reuse.reachable(fn, table)) if reuse is not None and kept is None else None
     if key is not None:  # (the functions it reaches differ, not those inlined into it)
         kept, _ = reuse.take(key)
     if kept is not None:  # (`any_arguments` comes with it; what `with_varying_arguments` leaves, set here)
@@ -57,11 +57,20 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
     fa = analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
     varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, inlined_fn)
     if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
-        fa.analyse_any_arguments = cache(lambda: analyze_function(
-            build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))
+        fa.analyse_any_arguments = _any_arguments(fn, varying, inlined_fn, module, options, table, reuse)
     if reuse is not None:
         names = [(name, k) for name, fs in table.items() for k, f in enumerate(fs) if id(f) in inlined_here]
         for k in (written, key):
             if k is not None:
                 reuse.put(k, fa, names)
     return fa
+
+
+def _any_arguments(fn, varying, inlined_fn, module, options, table, reuse: Analyses | None):
+    """How to analyse `fn` with varying arguments (`with_varying_arguments`: `varying`), once.
+    One that the process may keep (`reuse`) holds of the module only what the analysis reads:
+    its facts, and the functions that inlining `varying` can reach."""
+    if reuse is not None:
+        module, table = ModuleFacts(module), reuse.reachable_table(fn, varying, table)
+    return cache(lambda: analyze_function(
+        build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))

@@ -25,7 +25,7 @@ from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
 from ..memo import TextMemo
 from .inline import _OWN, MAX_DEPTH, OWN_FIELDS
 
-MAX_KEPT = 1_000_000  # instructions of the analyses kept in one process (their inlined bodies)
+MAX_KEPT = 300_000  # instructions of the analyses kept in one process (their inlined bodies; ~400 B each)
 KEPT = TextMemo(MAX_KEPT)  # key -> (analysis, its notes when made, the functions inlined)
 
 
@@ -41,6 +41,8 @@ class Analyses:
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
+        self._facts: dict[int, tuple] = {}  # id(module) -> (module, sizes of its facts, `_odd_facts`)
+        self._reached: dict[int, tuple] = {}  # id(function) -> (function, table, `reachable`)
 
     def get(self, key):
         """A copy of the analysis kept for `key` with its own list of the analysis's notes, or None."""
@@ -76,6 +78,44 @@ class Analyses:
             kept = self._odd[id(table)] = (table, any("@" in name for name in table))
         return kept[1]
 
+    def odd_facts(self, module) -> tuple:
+        """`_odd_facts(module)`, found again only when the module's facts grew (an analysis adds
+        the own object's space, nothing else)."""
+        sizes = (len(module.state_spaces), len(module.local_fields))
+        kept = self._facts.get(id(module))
+        if kept is None or kept[0] is not module or kept[1] != sizes:
+            kept = self._facts[id(module)] = (module, sizes, _odd_facts(module))
+        return kept[2]
+
+    def reachable(self, fn, table: dict) -> set[str]:
+        """Every symbol that `fn`, or a function of `table` that it reaches by a name, names, down
+        to the depth inlining reaches (it reads the bodies of callees MAX_DEPTH calls deep); found
+        once per function."""
+        kept = self._reached.get(id(fn))
+        if kept is None or kept[0] is not fn or kept[1] is not table:
+            kept = self._reached[id(fn)] = (fn, table, self.reached_from(self.names(fn), table))
+        return kept[2]
+
+    def reached_from(self, named, table: dict) -> set[str]:
+        """`reachable` for a body that names the symbols `named`."""
+        names, found = set(), set(named)
+        for depth in range(MAX_DEPTH + 1):
+            names |= found
+            if depth == MAX_DEPTH:
+                break
+            found = set().union(*(self.names(f) for name in found for f in table.get(name, ()))) - names
+        return names
+
+    def reachable_table(self, fn, varying, table: dict) -> dict:
+        """The functions of `table` that inlining `varying` (`fn` with a prologue: see
+        `inline.with_varying_arguments`) can reach."""
+        named: set[str] = set()
+        for i in varying.body[:len(varying.body) - len(fn.body)]:
+            for o in i.srcs + i.dests:
+                _symbols(o, named)
+        return {name: table[name] for name in self.reachable(fn, table) | self.reached_from(named, table)
+                if name in table}
+
     def names(self, fn) -> frozenset:
         """Every symbol that an operand of `fn` names (the callees among them)."""
         kept = self._names.get(id(fn))
@@ -97,14 +137,19 @@ def key_as_written(fn, module, table, options, reuse: Analyses) -> "_Key | None"
     be one that inlining makes (`@`: an inlined copy's labels and registers)."""
     if reuse.odd_names(table):
         return None
-    names, level = set(), [fn]
-    for depth in range(MAX_DEPTH + 1):  # (inlining reads the bodies of callees MAX_DEPTH calls deep)
-        found = set().union(*map(reuse.names, level)) - names
-        names |= found
-        level = [f for name in found for f in table.get(name, ())] if depth < MAX_DEPTH else []
+    names = reuse.reachable(fn, table)
     callees = tuple((name, tuple(map(reuse.function_key, table[name]))) for name in sorted(names) if name in table)
-    return _Key((module.language, reuse.function_key(fn), callees, _module_facts(module, names),
+    return _Key((module.language, reuse.function_key(fn), callees, _module_facts(module, names, reuse),
                  _options_read(options)))
+
+
+class ModuleFacts:
+    """What an analysis reads of its module (`_module_facts`), without its functions and text:
+    a kept analysis's `any_arguments`, made when first asked for, holds this, not the module."""
+    __slots__ = ("language", "state_spaces", "local_fields")
+
+    def __init__(self, module):
+        self.language, self.state_spaces, self.local_fields = module.language, module.state_spaces, module.local_fields
 
 
 def _symbols(o, found: set) -> None:
@@ -117,32 +162,41 @@ def _symbols(o, found: set) -> None:
             _symbols(item, found)
 
 
-def key(fn, inlined, module, options=None) -> "_Key":
+def key(fn, inlined, module, options=None, reuse: Analyses | None = None, names: set | None = None) -> "_Key":
     """What analysing `fn` in `module` reads: `inlined` (`fn` with its calls inlined), and `fn`
-    itself (`any_arguments` analyses it with a prologue), with the module's facts and the options."""
-    names: set[str] = set()
-    for f in (fn, inlined):
-        for i in f.body:
-            if isinstance(i, Instr):
-                for o in i.srcs + i.dests:
-                    _symbols(o, names)
+    itself (`any_arguments` analyses it with a prologue), with the module's facts of the symbols
+    `names` and the options.  `names`: `Analyses.reachable(fn, ...)` (every symbol of `inlined`
+    is among them, or has `@`: an inlined copy's); by default the symbols `fn` and `inlined` name."""
+    if names is None:
+        names = set()
+        for f in (fn, inlined):
+            for i in f.body:
+                if isinstance(i, Instr):
+                    for o in i.srcs + i.dests:
+                        _symbols(o, names)
     return _Key((module.language, _function_key(inlined), None if inlined is fn else _function_key(fn),
-                 _module_facts(module, names), _options_read(options)))
+                 _module_facts(module, names, reuse), _options_read(options)))
 
 
-def _module_facts(module, names: set) -> tuple:
+def _module_facts(module, names: set, reuse: Analyses | None) -> tuple:
     """The module's facts that analysing a function naming the symbols `names` reads: the state
     space of a symbol it names (transfer.py, local_objects.py), the fields of a variable whose
     address it takes (`&x`: `local_fields["x"]`, instructions.py), and those of a name with `@`
-    (an inlined copy's label or symbol: not among `names`).  `any_arguments`' prologue names the
-    thread's own object and the call giving its fields (inline.own_object): the object's space
-    it sets itself before (`&__own_object` counts only where the code names it), its fields and
-    the call's space count."""
-    spaces = module.state_spaces
+    (`_odd_facts`).  `any_arguments`' prologue names the thread's own object and the call giving
+    its fields (inline.own_object): the object's space it sets itself before (`&__own_object`
+    counts only where the code names it), its fields and the call's space count."""
+    spaces, fields = module.state_spaces, module.local_fields
+    variables = {n[1:] for n in names if n[:1] == "&"} | {_OWN}
     return (frozenset((n, spaces[n]) for n in names | {OWN_FIELDS} if n in spaces),
-            frozenset((n, s) for n, s in spaces.items() if "@" in n),
-            frozenset((n, frozenset(fields.items())) for n, fields in module.local_fields.items()
-                      if "&" + n in names or n == _OWN or "@" in n))
+            frozenset((n, frozenset(fields[n].items())) for n in variables if n in fields),
+            reuse.odd_facts(module) if reuse is not None else _odd_facts(module))
+
+
+def _odd_facts(module) -> tuple:
+    """The module's facts of the names with `@` (an inlined copy's label or symbol, which no
+    function as written names)."""
+    return (frozenset((n, s) for n, s in module.state_spaces.items() if "@" in n),
+            frozenset((n, frozenset(f.items())) for n, f in module.local_fields.items() if "@" in n))
 
 
 def _options_read(options) -> tuple:
