@@ -263,3 +263,13 @@ def test_a_key_holds_the_facts_of_the_names_the_function_reads_only():
     taking = Function("f", False, body=[Instr("mov.u64", (Reg("p"),), (Sym("&v"),))])
     other.state_spaces["&v"] = one.state_spaces["&v"] = "local"
     assert key(taking, taking, one) != key(taking, taking, other)  # v's fields
+
+
+def test_a_run_of_one_file_keeps_no_analysis(tmp_path, monkeypatch):
+    from warplint.pipeline import lint_paths
+    files = _includers(tmp_path)
+    monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
+    lint_paths([str(files[0])], Options(use_cache=False), jobs=1)
+    assert not reuse_module.KEPT.entries  # (it would only free them at exit)
+    lint_text(files[0].read_text(), str(files[0]), Options())  # a process that lints more (the server)
+    assert reuse_module.KEPT.entries
