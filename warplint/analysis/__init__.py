@@ -47,7 +47,9 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
     inlined_here: set[int] = set()
     inlined_fn = inline_calls(fn, module, inlined_here, table) if kept is None else None
     inlined |= inlined_here
-    key = inlined_key(fn, inlined_fn, module, options, reuse, reuse.reachable(fn, table)) if reuse is not None and kept is None else None
+    key = None
+    if reuse is not None and kept is None:
+        key = inlined_key(fn, inlined_fn, module, options, reuse, reuse.reachable(fn, table))
     if key is not None:  # (the functions it reaches differ, not those inlined into it)
         kept, _ = reuse.take(key)
     if kept is not None:  # (`any_arguments` comes with it; what `with_varying_arguments` leaves, set here)
