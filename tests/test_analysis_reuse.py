@@ -125,7 +125,7 @@ def test_keys_as_written_are_equal_only_where_the_inlined_keys_are():
             variants = parse_variants(text, path, Options(targets=["sm_60", "sm_70", "sm_90"]))
         except Exception:
             continue
-        memo, seen = Analyses(kept=TextMemo(1000)), {}
+        memo, seen = Analyses(), {}
         for module, _ in variants:
             table = function_table(module)
             for fn in module.functions:
@@ -273,3 +273,11 @@ def test_a_run_of_one_file_keeps_no_analysis(tmp_path, monkeypatch):
     assert not reuse_module.KEPT.entries  # (it would only free them at exit)
     lint_text(files[0].read_text(), str(files[0]), Options())  # a process that lints more (the server)
     assert reuse_module.KEPT.entries
+
+
+def test_a_files_own_functions_are_kept_for_its_own_texts_only(monkeypatch):
+    monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
+    seen = _count_analyses(monkeypatch)
+    lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_60", "sm_70"]))
+    assert sorted(seen) == ["guarded", "guarded", "same_everywhere"]  # taken from the other text
+    assert not reuse_module.KEPT.entries  # (no other file has them: they would crowd out headers')

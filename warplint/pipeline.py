@@ -309,11 +309,10 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
 def _analyses(texts: int):
     """The analyses a file of `texts` preprocessed texts may take (analysis/reuse.py): those of its
     other texts, and where the process keeps them, those of other files."""
-    from .analysis.reuse import MAX_KEPT, Analyses
-    from .memo import TextMemo
+    from .analysis.reuse import KEPT, Analyses
     if _Process.keeps_analyses:
-        return Analyses(every_function=texts > 1)
-    return Analyses(kept=TextMemo(MAX_KEPT)) if texts > 1 else None
+        return Analyses(every_function=texts > 1, kept=KEPT)
+    return Analyses() if texts > 1 else None
 
 
 def parse_variants(text: str, path: str, options: Options) -> list[tuple[Module, list[Target]]]:

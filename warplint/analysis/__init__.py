@@ -9,7 +9,7 @@ from .divergence import FunctionAnalysis, analyze_function
 from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
                      with_varying_arguments)
 from .lanes import Literals
-from .reuse import Analyses, ModuleFacts, key as inlined_key, key_as_written as written_key
+from .reuse import Analyses, ModuleFacts, from_another_file, key as inlined_key, key_as_written as written_key
 from .values import Terms
 
 
@@ -64,7 +64,7 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
         names = [(name, k) for name, fs in table.items() for k, f in enumerate(fs) if id(f) in inlined_here]
         for k in (written, key):
             if k is not None:
-                reuse.put(k, fa, names)
+                reuse.put(k, fa, names, from_another_file(fn, module))
     return fa
 
 

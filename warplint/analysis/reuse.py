@@ -31,13 +31,15 @@ KEPT = TextMemo(MAX_KEPT)  # key -> (analysis, its notes when made, the function
 
 class Analyses:
     """The analyses that one file's texts may take, by key (`key`, `key_as_written`): those of
-    the file's other texts and of other files linted before in this process (`KEPT`).
+    the file's other texts, and those of functions from other files (headers) that `kept` holds
+    (`KEPT`: analysed for other files linted before in this process; None: none kept).
     `every_function`: key every function (the file has several texts), else only those defined
-    in another file (a header's: a function of the file itself is no other file's)."""
+    in another file (a function of the file itself is no other file's)."""
 
     def __init__(self, every_function: bool = True, kept: TextMemo | None = None):
         self.every_function = every_function
-        self._kept = KEPT if kept is None else kept
+        self._kept = kept
+        self._own: dict = {}  # key -> (analysis, its notes when made, the functions inlined), the rest
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
@@ -51,18 +53,25 @@ class Analyses:
     def take(self, key) -> tuple:
         """(`get(key)`, the functions inlined into it: [(name, index among the functions of that
         name)]); (None, None) where none is kept."""
-        kept = self._kept.get(key)
+        kept = self._own.get(key)
+        if kept is None and self._kept is not None:
+            kept = self._kept.get(key)
         if kept is None:
             return None, None
         fa, notes, inlined = kept
         return replace(fa, notes=list(notes)), inlined
 
-    def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
-        self._kept.put(key, (fa, tuple(fa.notes), list(inlined)), len(fa.function.body) + 1)
+    def put(self, key, fa, inlined: list[tuple[str, int]] = (), from_another_file: bool = False) -> None:
+        """Keep `fa` for `key`: in `kept` for a function from another file, else for this file only."""
+        entry = (fa, tuple(fa.notes), list(inlined))
+        if from_another_file and self._kept is not None:
+            self._kept.put(key, entry, len(fa.function.body) + 1)
+        else:
+            self._own.setdefault(key, entry)
 
     def wanted(self, fn, module) -> bool:
         """Is `fn` keyed (see `every_function`)?"""
-        return self.every_function or (fn.loc is not None and fn.loc.path != module.path)
+        return self.every_function or from_another_file(fn, module)
 
     def function_key(self, fn) -> "_Key":
         """`_function_key(fn)` (its hash found once), found once per function."""
@@ -127,6 +136,11 @@ class Analyses:
                         _symbols(o, found)
             kept = self._names[id(fn)] = (fn, frozenset(found))
         return kept[1]
+
+
+def from_another_file(fn, module) -> bool:
+    """Is `fn` defined in a file other than the module's (a header's)?"""
+    return fn.loc is not None and fn.loc.path != module.path
 
 
 def key_as_written(fn, module, table, options, reuse: Analyses) -> "_Key | None":
