@@ -1,6 +1,6 @@
 """Pre-commit batches: the marginal cost of one more 300-line `.cu` file in one warplint process.
 
-    python bench/bench_batch.py [--files 20] [--runs 3] [--jobs 1]
+    python bench/bench_batch.py [--files 20] [--runs 3] [--jobs 1] [--scenario "shared header"]
 
 pre-commit hands all the changed files to one process.  This writes N copies of
 bench_latency.py's 300-line file under distinct names, then times `python -m warplint` on
@@ -11,7 +11,10 @@ one copy and on all N (median of `--runs`, alternating), and prints the marginal
   with an empty result cache, so the first copy is analysed and the others are cache hits);
 - own text: each copy's kernels are renamed (new code in every file), `--no-cache`: every file
   is analysed, and the in-process memories of texts (warplint/memo.py) only help where a text
-  repeats (none does here but the shape of the code).
+  repeats (none does here but the shape of the code);
+- shared header: as own text, and every file includes one header of ~150 lines of device
+  functions that no kernel calls (a project's warp utilities: each file analyses them on its
+  own unless the process keeps their analyses, analysis/reuse.py).
 
 Target (issue 17): <= 20 ms per file.
 """
@@ -32,6 +35,33 @@ from bench_latency import child_env, make_file  # noqa: E402  (bench/ is no pack
 
 ROOT = Path(__file__).resolve().parent.parent
 
+HEADER = "warp_utils.cuh"
+DEVICE_FUNCTIONS = """
+__device__ float warp_reduce{i}(float v, unsigned mask) {{
+  for (int off = 16; off > 0; off /= 2)
+    v += __shfl_down_sync(mask, v, off);
+  return v;
+}}
+__device__ float segment_scan{i}(float v, int width) {{
+  unsigned lane = threadIdx.x % 32;
+  for (int off = 1; off < width; off *= 2) {{
+    float u = __shfl_up_sync(0xffffffff, v, off, width);
+    if (lane % width >= off)
+      v += u;
+  }}
+  return v;
+}}
+__device__ int first_voter{i}(bool p) {{
+  unsigned b = __ballot_sync(0xffffffff, p);
+  return b ? __ffs(b) - 1 : 32;
+}}
+__device__ float broadcast_if{i}(float v, int n) {{
+  if (threadIdx.x % 32 < n)
+    v = __shfl_sync(0xffffffff, v, 0);
+  return v;
+}}
+"""
+
 
 def timed_run(cmd: list[str], env: dict) -> tuple[float, float]:
     """(wall, CPU) seconds of one process."""
@@ -43,11 +73,14 @@ def timed_run(cmd: list[str], env: dict) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def write_copies(folder: Path, n: int, own_text: bool) -> list[str]:
+def write_copies(folder: Path, n: int, own_text: bool, header: bool = False) -> list[str]:
     seed = folder / "seed.cu"
     make_file(seed)
     text = seed.read_text()
     seed.unlink()
+    if header:
+        (folder / HEADER).write_text("#pragma once\n" + "".join(DEVICE_FUNCTIONS.format(i=i) for i in range(6)))
+        text = f'#include "{HEADER}"\n' + text
     paths = []
     for i in range(n):
         p = folder / f"kernels_{i}.cu"
@@ -66,8 +99,11 @@ def measure(label: str, files: list[str], extra: list[str], args, env: dict, scr
     for i, kind in ((0, "wall"), (1, "CPU")):
         t1 = statistics.median(r[i] for r in one)
         tn = statistics.median(r[i] for r in batch)
-        print(f"{label:9} {kind:4}: 1 file {t1:6.3f} s, {n} files {tn:6.3f} s, "
+        print(f"{label:13} {kind:4}: 1 file {t1:6.3f} s, {n} files {tn:6.3f} s, "
               f"marginal {1000 * (tn - t1) / (n - 1):6.1f} ms per file (target <= 20 ms)")
+
+
+SCENARIOS = ("same text", "own text", "shared header")
 
 
 def main() -> int:
@@ -75,18 +111,18 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--scenario", action="append", choices=SCENARIOS, help="only these (default: all)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         scratch = Path(d)
         env = child_env(scratch)
-        for own_text in (False, True):
-            folder = scratch / ("own" if own_text else "same")
+        for label in args.scenario or SCENARIOS:
+            folder = scratch / label.replace(" ", "-")
             folder.mkdir()
-            files = write_copies(folder, args.files, own_text)
+            files = write_copies(folder, args.files, label != "same text", header=label == "shared header")
             subprocess.run([sys.executable, "-m", "warplint", "--no-cache", files[0]], env=env, cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # bytecode written
-            label = "own text" if own_text else "same text"
-            measure(label, files, ["--no-cache"] if own_text else [], args, env, scratch)
+            measure(label, files, ["--no-cache"] if label != "same text" else [], args, env, scratch)
     return 0
 
 

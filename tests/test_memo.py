@@ -2,6 +2,7 @@
 reused within a run, and nothing a file gives depends on what the process linted before."""
 from __future__ import annotations
 
+from warplint.analysis import reuse
 from warplint.frontends.cuda import frontend, lexer
 from warplint.memo import TextMemo
 from warplint.options import Options
@@ -31,10 +32,9 @@ __global__ void {name}(float *out, int n) {{
 
 
 def _clear_memos():
-    lexer.TOKENIZED.entries.clear()
-    lexer.TOKENIZED.chars = 0
-    frontend.PARSED.entries.clear()
-    frontend.PARSED.chars = 0
+    lexer.TOKENIZED.clear()
+    frontend.PARSED.clear()
+    reuse.KEPT.clear()
 
 
 def _outcome(path):

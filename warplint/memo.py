@@ -17,10 +17,10 @@ def remember(table: dict, key, value, limit: int = MAX_WORDS):
     return value
 
 
-
 class TextMemo:
     """Values by key (a text, or a tuple holding one), most recently used last, up to
-    `max_chars` characters of text in all (a value's size goes with its text's)."""
+    `max_chars` characters of text in all (a value's size goes with its text's; or another
+    measure of size: instructions, analysis/reuse.py)."""
 
     def __init__(self, max_chars: int):
         self.max_chars = max_chars
@@ -33,6 +33,10 @@ class TextMemo:
             return None
         self.entries[key] = entry  # most recently used last
         return entry[0]
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.chars = 0
 
     def put(self, key, value, chars: int) -> None:
         """Keep `value` for `key`, made from `chars` characters of text; the least recently

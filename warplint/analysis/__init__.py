@@ -9,7 +9,7 @@ from .divergence import FunctionAnalysis, analyze_function
 from .inline import (called_functions, function_table, inline_calls, own_object_space, varying_inlined,
                      with_varying_arguments)
 from .lanes import Literals
-from .reuse import Analyses, key as inlined_key, key_as_written as written_key
+from .reuse import Analyses, ModuleFacts, from_another_file, key as inlined_key, key_as_written as written_key
 from .values import Terms
 
 
@@ -19,7 +19,7 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
     could inline (calls nested past the inlining bound) is analysed on its own, with a note.
     A device function analysed on its own has unknown arguments: its analysis carries a second
     one, `any_arguments`, with number arguments that differ per lane (see `pipeline.check`).
-    `reuse`: the analyses of the file's other preprocessed texts (reuse.py)."""
+    `reuse`: the analyses of the file's other preprocessed texts and of other files (reuse.py)."""
     called = called_functions(module)
     table = function_table(module)
     inlined: set[int] = set()
@@ -38,14 +38,18 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
 
 
 def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | None) -> FunctionAnalysis:
-    written = written_key(fn, module, table, reuse) if reuse is not None else None
+    if reuse is not None and not reuse.wanted(fn, module):
+        reuse = None
+    written = written_key(fn, module, table, options, reuse) if reuse is not None else None
     kept, kept_inlined = reuse.take(written) if written is not None else (None, None)
     if kept is not None:  # (what inlining leaves, set here)
         inlined.update(id(table[name][k]) for name, k in kept_inlined)
     inlined_here: set[int] = set()
     inlined_fn = inline_calls(fn, module, inlined_here, table) if kept is None else None
     inlined |= inlined_here
-    key = inlined_key(fn, inlined_fn, module) if reuse is not None and kept is None else None
+    key = None
+    if reuse is not None and kept is None:
+        key = inlined_key(fn, inlined_fn, module, options, reuse, reuse.reachable(fn, table))
     if key is not None:  # (the functions it reaches differ, not those inlined into it)
         kept, _ = reuse.take(key)
     if kept is not None:  # (`any_arguments` comes with it; what `with_varying_arguments` leaves, set here)
@@ -55,11 +59,20 @@ def _analyse(fn, module, options, inlined: set[int], table, reuse: Analyses | No
     fa = analyze_function(build_cfg(inlined_fn), module, options, Terms(), Literals())
     varying = fn if fn.is_kernel else with_varying_arguments(fn, module, table, inlined_fn)
     if varying is not fn:  # analysed when the checks ask for it (`FunctionAnalysis.any_arguments`)
-        fa.analyse_any_arguments = cache(lambda: analyze_function(
-            build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))
+        fa.analyse_any_arguments = _any_arguments(fn, varying, inlined_fn, module, options, table, reuse)
     if reuse is not None:
         names = [(name, k) for name, fs in table.items() for k, f in enumerate(fs) if id(f) in inlined_here]
         for k in (written, key):
             if k is not None:
-                reuse.put(k, fa, names)
+                reuse.put(k, fa, names, from_another_file(fn, module))
     return fa
+
+
+def _any_arguments(fn, varying, inlined_fn, module, options, table, reuse: Analyses | None):
+    """How to analyse `fn` with varying arguments (`with_varying_arguments`: `varying`), once.
+    One that the process may keep (`reuse`) holds of the module only what the analysis reads:
+    its facts, and the functions that inlining `varying` can reach."""
+    if reuse is not None:
+        module, table = ModuleFacts(module), reuse.reachable_table(fn, varying, table)
+    return cache(lambda: analyze_function(
+        build_cfg(varying_inlined(fn, varying, inlined_fn, module, table)), module, options, Terms(), Literals()))

@@ -118,6 +118,7 @@ def _own_object_is_local(module) -> None:
 
 OBJECT = "this"  # the object parameter of a member function (the C++ layer's `S__f(struct S *this, ...)`)
 _OWN = "__own_object"
+OWN_FIELDS = "__fields_of_own_object"  # the opaque call that gives the own object's fields
 
 
 def own_object(module, loc) -> list[Instr]:
@@ -126,7 +127,7 @@ def own_object(module, loc) -> list[Instr]:
     every lane shares.  Its fields live in the variable's register (see `local_objects`), an
     unknown of each thread's own (an opaque call with the lane among its inputs)."""
     _own_object_is_local(module)
-    return [Instr("call", (Reg(_OWN),), (Sym("__fields_of_own_object"), Reg("%laneid")), loc),
+    return [Instr("call", (Reg(_OWN),), (Sym(OWN_FIELDS), Reg("%laneid")), loc),
             Instr("mov.u64", (Reg(OBJECT),), (Sym("&" + _OWN),), loc)]
 
 
