@@ -38,7 +38,31 @@ def test_python_dash_m(project):
     assert r.returncode == 1
     assert r.stdout.startswith("a.ptx:11:5: error: ")
     assert "[WL001]" in r.stdout
-    assert "1 finding (1 error, 0 warnings, 0 notes) in 1 file" in r.stderr
+
+
+def test_program_exits_at_once_with_everything_written(project):
+    """`warplint.cli.program` skips the interpreter's teardown (os._exit): the output must
+    still be complete (a large report through a pipe, and one written with --output) and the
+    exit status main's."""
+    body = "".join("    vote.any.pred %p2, %p1;\n" for _ in range(3000))
+    project.write("many.ptx", BUGGY_PTX.replace("    vote.any.pred %p2, %p1;\n", body))
+    r = subprocess.run([sys.executable, "-m", "warplint", "--format", "json", "--no-cache", "many.ptx",
+                        "--output", "out.json"], capture_output=True, text=True, env=cli_env(), timeout=120)
+    piped = subprocess.run([sys.executable, "-m", "warplint", "--format", "json", "--no-cache", "many.ptx"],
+                           capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert r.returncode == piped.returncode == 1
+    written = json.loads((project.root / "out.json").read_text())
+    assert json.loads(piped.stdout) == written and len(written["findings"]) > 1000
+
+
+def test_program_into_a_closed_pipe_exits_with_error_and_no_traceback(project):
+    body = "".join("    vote.any.pred %p2, %p1;\n" for _ in range(3000))
+    project.write("many.ptx", BUGGY_PTX.replace("    vote.any.pred %p2, %p1;\n", body))
+    p = subprocess.Popen([sys.executable, "-m", "warplint", "--no-cache", "many.ptx"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=cli_env())
+    p.stdout.close()  # the reader is gone (`warplint ... | head -0`)
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 2 and "Traceback" not in err
 
 
 def test_rules_table(run_cli):

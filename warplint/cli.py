@@ -438,6 +438,22 @@ def _print_report(report, args) -> None:
         _err(summary(report))
 
 
+def program() -> None:
+    """The `warplint` program (`python -m warplint`, the console script): `main`, then exit at
+    once.  The interpreter's own exit frees every object of the run one by one (0.06-0.08 s of a
+    300-line file's 0.4 s, 0.6-0.8 s of a large header's 4 s); nothing waits for it: reports,
+    cache entries and fixes are written and closed before `main` returns, and worker processes
+    stopped.  The standard streams are flushed first; one that cannot take its output (a closed
+    pipe) makes the exit status an error, as Python's own exit does."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or EXIT_ERROR
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
