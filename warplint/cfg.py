@@ -159,7 +159,8 @@ class CFG:
         import networkx as nx
         rev = nx.DiGraph()  # structure only: reverse(copy=True) would deep-copy the blocks
         rev.add_nodes_from(self.graph)
-        rev.add_edges_from((v, u) for u, v in self.graph.edges)
+        rev.add_edges_from((v, u) for u, succ in self.graph.adj.items() for v in succ)  # (not `.edges`: a view
+        # of the graph cached in the graph, a reference cycle that only the cyclic collector frees)
         reaches_exit = nx.descendants(rev, EXIT)
         rev.add_edges_from((EXIT, b) for b in range(len(self.blocks)) if b not in reaches_exit)
         return rev

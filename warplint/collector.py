@@ -15,7 +15,14 @@ worker, bench/fuzz.py) grew by ~0.5 MiB per input.  So the pause counts what it 
 runs a full collection once that doubled the generation (every object is then scanned about
 twice, as the two young generations would have; a quarter, CPython's ratio for objects that
 survived them, counts the files' garbage too: 13 full collections instead of 5 in 400 fuzz
-inputs), before the next file: a one-file run never waits for one."""
+inputs), before the next file: a one-file run never waits for one.
+
+The pause's count is of the objects made and not freed: a file of a batch (`pipeline._lint_one`)
+drops its result's module and analyses inside the pause, so what it counts is what the file
+leaves, and reference counting frees the rest at once where no reference cycle holds it (those
+found in the front end, the CFG and the checks are broken or avoided: `tests/test_collector.py`
+checks that a file leaves no garbage cycle).  Counted before the drop, a batch of 300-line
+files had a full collection every ~4 files (~65 ms each, ~15 ms a file)."""
 from __future__ import annotations
 
 import gc

@@ -485,13 +485,15 @@ def lint_paths(files: list[str], options: Options, jobs: int, timeout: float | N
 
 
 def _lint_one(path: str, options: Options) -> FileResult:
-    """Runs in a worker process: never raises, drops the module (not needed, costly to pickle)."""
-    try:
-        r = lint_file(path, options)
-    except Exception as e:  # a bug in an analysis must not take the whole run down
-        r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
-                                                     f"internal error while analysing: {type(e).__name__}: {e}")])
-    r.module = r.analyses = None
+    """Runs in a worker process: never raises, drops the module (not needed, costly to pickle);
+    paused around the drop too, which then counts only what the file leaves (collector.py)."""
+    with collector.paused():
+        try:
+            r = lint_file(path, options)
+        except Exception as e:  # a bug in an analysis must not take the whole run down
+            r = FileResult(path, diagnostics=[Diagnostic(Loc(path, 1, 1), "error",
+                                                         f"internal error while analysing: {type(e).__name__}: {e}")])
+        r.module = r.analyses = None
     return r
 
 

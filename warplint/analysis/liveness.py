@@ -29,6 +29,21 @@ def names_of(bits: int, names: list[str]) -> set[str]:
     return out
 
 
+def _bits(op, bit) -> int:
+    """The bits (`bit(name)`) of the registers that operand `op` names (as `registers`).  (Not a
+    closure calling itself: that is a reference cycle, left to the cyclic collector.)"""
+    if isinstance(op, Reg):
+        return bit(op.name)
+    if isinstance(op, Addr):
+        return bit(op.base.name) if isinstance(op.base, Reg) else 0
+    if isinstance(op, Vec):
+        out = 0
+        for x in op.items:
+            out |= _bits(x, bit)
+        return out
+    return 0
+
+
 def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
     """Registers that can be in a block's environment but are dead at its end: those live
     out of a predecessor or written in the block, and not live out of it (backward dataflow
@@ -44,17 +59,7 @@ def dead_after(cfg: CFG) -> tuple[dict[str, int], dict[int, int]]:
         return 1 << n
 
     def bits(op) -> int:
-        """The bits of the registers that operand `op` names (as `registers`)."""
-        if isinstance(op, Reg):
-            return bit(op.name)
-        if isinstance(op, Addr):
-            return bit(op.base.name) if isinstance(op.base, Reg) else 0
-        if isinstance(op, Vec):
-            out = 0
-            for x in op.items:
-                out |= bits(x)
-            return out
-        return 0
+        return _bits(op, bit)
 
     use: dict[int, int] = {}
     defs: dict[int, int] = {}

@@ -1,6 +1,8 @@
 """WL007: cross-lane shared/global memory traffic with no __syncwarp in between."""
 from __future__ import annotations
 
+import weakref
+
 from ..analysis.memory import find_hazards
 from ..findings import Step
 from ..messages import ReadAfterWriteRace, WriteAfterReadRace
@@ -33,8 +35,9 @@ def missing_syncwarp(ctx: Context) -> None:
 def _hazards(fa) -> list:
     """`find_hazards(fa)`, found once for every target (the search does not depend on it).  Held
     with the analysis it is of: a copy taken for another text (`analysis.reuse`) shares `shared`
-    but has notes of its own, which the search adds to."""
+    but has notes of its own, which the search adds to.  (A weak reference to it: the analysis
+    holding itself would be a reference cycle, freed only by the cyclic collector.)"""
     found = fa.shared.get("hazards")
-    if found is None or found[0] is not fa:
-        found = fa.shared["hazards"] = (fa, find_hazards(fa))
+    if found is None or found[0]() is not fa:
+        found = fa.shared["hazards"] = (weakref.ref(fa), find_hazards(fa))
     return found[1]

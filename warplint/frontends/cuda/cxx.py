@@ -281,16 +281,19 @@ def desugar(toks: list[Tok], typenames: set[str]) -> tuple[list[Tok], Facts]:
     src = Source(toks)
     tree = _parser().parse(src.text)
     layer = _Layer(src, typenames)
-    layer.collect(tree.root_node)
     try:
-        out = layer.items(tree.root_node)
-    except RecursionError:
-        return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
-    layer.typenames -= layer.values
-    facts = Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
-    facts.templates = layer.templates
-    facts.mapped = layer.lambdas | set(layer.range_fors) | layer.bindings
-    return out, facts
+        layer.collect(tree.root_node)
+        try:
+            out = layer.items(tree.root_node)
+        except RecursionError:
+            return toks, Facts(notes=[(toks[0], "C++ constructs nested too deeply: read as C")])
+        layer.typenames -= layer.values
+        facts = Facts(layer.ref_params, layer.display, layer.notes, layer.values, tree, src)
+        facts.templates = layer.templates
+        facts.mapped = layer.lambdas | set(layer.range_fors) | layer.bindings
+        return out, facts
+    finally:  # its parts hold it (templates, choices, handlers): a reference cycle, else left to
+        vars(layer).clear()  # the cyclic collector with all they hold
 
 
 def _walk(root):

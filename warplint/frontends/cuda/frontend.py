@@ -48,6 +48,11 @@ class _Parser:
         self.parser = c_parser.CParser(lexer=lexer_class())
         self.failure: _Failure | None = None  # of the last parse that failed
 
+    def close(self) -> None:
+        """Lets reference counting free pycparser's parser at once: its lexer holds the parser's
+        bound methods (a reference cycle, else left to the cyclic collector with what it holds)."""
+        vars(self.parser).clear()
+
     def parse(self, toks, typedefs: set[str]):
         """The AST of the item; raises what pycparser raised (`self.failure` says where)."""
         names = sorted({t.text for t in toks if t.kind == "id"} & typedefs)
@@ -249,22 +254,25 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     lowerer = Lowerer(module, path, rw)
     resync = _Resynchroniser(parser, rw, notes, len(toks))
     sources = [iter_chunks(toks)]  # a stack: resynchronising pushes the rest of an item
-    while sources:
-        chunk = next(sources[-1], None)
-        if chunk is None:
-            sources.pop()
-            continue
-        ast, err, guessed = _parse_chunk(parser, chunk, rw, notes.quote)
-        if ast is None:
-            rest = resync.after(chunk, err)
-            if rest is not None:
-                sources.append(rest)
-            else:
-                _not_analysed(chunk, err, path, pp, notes)
-            continue
-        if pp.missing_includes:
-            _undeclared_qualifier(chunk, guessed, path, pp, notes)
-        lowerer.top(ast, chunk.toks, parser.offset)
+    try:
+        while sources:
+            chunk = next(sources[-1], None)
+            if chunk is None:
+                sources.pop()
+                continue
+            ast, err, guessed = _parse_chunk(parser, chunk, rw, notes.quote)
+            if ast is None:
+                rest = resync.after(chunk, err)
+                if rest is not None:
+                    sources.append(rest)
+                else:
+                    _not_analysed(chunk, err, path, pp, notes)
+                continue
+            if pp.missing_includes:
+                _undeclared_qualifier(chunk, guessed, path, pp, notes)
+            lowerer.top(ast, chunk.toks, parser.offset)
+    finally:
+        parser.close()
     lowerer.finish()
     return module
 
