@@ -40,7 +40,9 @@ def _cd_long_way(cfg: CFG) -> dict:
     return cd
 
 
-def _random_function(rng: random.Random, n: int) -> Function:
+def _random_function(rng: random.Random, n: int, guarded=0.25, jump=0.10, ret=0.05) -> Function:
+    """`n` labelled blocks, each ending with a guarded `bra` (a branch), a `bra` (to itself too:
+    a block that never exits) or a `ret` with those chances, else falling through."""
     loc = Loc("f.ptx", 1, 1)
     body = []
     for k in range(n):
@@ -48,11 +50,11 @@ def _random_function(rng: random.Random, n: int) -> Function:
         body.append(Instr("add.s32", (Reg("r"),), (Reg("r"), Reg("r")), loc))
         roll = rng.random()
         target = Sym(f"L{rng.randrange(n)}")
-        if roll < 0.25:
+        if roll < guarded:
             body.append(Instr("bra", (), (target,), loc, ("p", False)))
-        elif roll < 0.35:
+        elif roll < guarded + jump:
             body.append(Instr("bra", (), (target,), loc))
-        elif roll < 0.4:
+        elif roll < guarded + jump + ret:
             body.append(Instr("ret", (), (), loc))
     return Function("f", True, [], [], body, loc)
 
@@ -88,17 +90,7 @@ def test_frontiers_over_known_postdominators_are_networkx_frontiers():
 
 def _straight_function(rng: random.Random, n: int) -> Function:
     """No branch with two ways: falls, jumps (to itself too: a block that never exits) and returns."""
-    loc = Loc("f.ptx", 1, 1)
-    body = []
-    for k in range(n):
-        body.append(Label(f"L{k}", loc))
-        body.append(Instr("add.s32", (Reg("r"),), (Reg("r"), Reg("r")), loc))
-        roll = rng.random()
-        if roll < 0.3:
-            body.append(Instr("bra", (), (Sym(f"L{rng.randrange(n)}"),), loc))
-        elif roll < 0.4:
-            body.append(Instr("ret", (), (), loc))
-    return Function("f", True, [], [], body, loc)
+    return _random_function(rng, n, guarded=0, jump=0.3, ret=0.1)
 
 
 def test_adjacency_and_edges_are_the_graphs():
