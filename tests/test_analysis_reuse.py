@@ -8,7 +8,6 @@ import warplint.analysis as analysis
 import warplint.analysis.reuse as reuse_module
 from warplint.analysis.reuse import Analyses, key
 from warplint.ir import Addr, Function, Imm, Instr, Module, Reg, Sym
-from warplint.memo import TextMemo
 from warplint.options import Options
 from warplint.pipeline import lint_text
 
@@ -145,30 +144,33 @@ def test_keys_as_written_are_equal_only_where_the_inlined_keys_are():
     assert hits >= 2  # same_everywhere and helper in TWO_KERNELS' second text, at least
 
 
-# -- files of one run (the analyses a process keeps: reuse.KEPT) ---------------------------------
+# -- files of one run that include one header -----------------------------------------------------
 
+# Each function of the header calls `hook`, which every includer defines: they are part of the
+# includer's code (frontends/cuda/scope.py), analysed on their own there (no function calls them).
 SHARED_HEADER = """#pragma once
 __device__ int half_sum(int v) {
   if (threadIdx.x % 32 < 16)
-    v += __shfl_xor_sync(0xffffffff, v, 1);
+    v += __shfl_xor_sync(0xffffffff, hook(v), 1);
   return v;
 }
 __device__ int through_buffer(int v) {
-  buf[threadIdx.x % 32] = v;
+  buf[threadIdx.x % 32] = hook(v);
   return buf[(threadIdx.x + 1) % 32];
 }
 struct Acc {
   int n;
-  __device__ int add(int v) { n += __shfl_down_sync(0xffffffff, v + n, 1); return n; }
+  __device__ int add(int v) { n += __shfl_down_sync(0xffffffff, hook(v) + n, 1); return n; }
 };
 #if __CUDA_ARCH__ >= 700
-__device__ unsigned peers(int v) { return __match_any_sync(0xffffffff, v); }
+__device__ unsigned peers(int v) { return __match_any_sync(0xffffffff, hook(v)); }
 #else
-__device__ unsigned peers(int v) { return __ballot_sync(0xffffffff, v); }
+__device__ unsigned peers(int v) { return __ballot_sync(0xffffffff, hook(v)); }
 #endif
 """
 
 INCLUDER = """{decl}
+__device__ int hook(int v) {{ return v; }}
 #include "shared.cuh"
 __global__ void {name}(int *out) {{
   int v = out[threadIdx.x];
@@ -206,37 +208,15 @@ OPTIONS = [Options(show_masks=True), Options(targets=["sm_60", "sm_70"], show_ma
            Options(targets=["sm_70"], show_masks=True, work_bound=5)]
 
 
-def test_files_sharing_a_header_give_in_one_run_and_any_order_what_each_gives_alone(tmp_path, monkeypatch):
+def test_files_sharing_a_header_give_in_one_run_and_any_order_what_each_gives_alone(tmp_path):
     files = _includers(tmp_path)
     runs = [(f, o) for o in OPTIONS for f in files]
-    alone = {}
-    for f, o in runs:
-        monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
-        alone[str(f), id(o)] = _run_outcome(f, o)
+    alone = {(str(f), id(o)): _run_outcome(f, o) for f, o in runs}
     for order in (runs, runs[::-1], runs[1::2] + runs[::2]):
-        monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
         for f, o in order:
             assert _run_outcome(f, o) == alone[str(f), id(o)], (f.name, o)
     assert {r for f in files for r, *_ in alone[str(f), id(OPTIONS[0])][0]} >= {"WL004", "WL007"}
     assert alone[str(files[0]), id(OPTIONS[0])] != alone[str(files[1]), id(OPTIONS[0])]  # `buf` differs
-
-
-def test_a_header_function_is_analysed_once_per_run(tmp_path, monkeypatch):
-    files = _includers(tmp_path)
-    monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
-    seen = _count_analyses(monkeypatch)
-    _run_outcome(files[0], OPTIONS[0])
-    first = list(seen)
-    assert {"half_sum", "through_buffer", "peers"} <= set(first)
-    del seen[:]
-    _run_outcome(files[3], OPTIONS[0])  # the header's functions taken from the first file's run
-    assert sorted(seen) == ["k3"]
-    del seen[:]
-    _run_outcome(files[1], OPTIONS[0])  # another `buf`: the function reading it is analysed again
-    assert "through_buffer" in seen and "half_sum" not in seen
-    del seen[:]
-    _run_outcome(files[0], OPTIONS[2])  # other options the analysis reads: everything again
-    assert set(seen) == set(first)
 
 
 def test_the_analysis_reads_no_option_but_those_in_the_key():
@@ -263,21 +243,3 @@ def test_a_key_holds_the_facts_of_the_names_the_function_reads_only():
     taking = Function("f", False, body=[Instr("mov.u64", (Reg("p"),), (Sym("&v"),))])
     other.state_spaces["&v"] = one.state_spaces["&v"] = "local"
     assert key(taking, taking, one) != key(taking, taking, other)  # v's fields
-
-
-def test_a_run_of_one_file_keeps_no_analysis(tmp_path, monkeypatch):
-    from warplint.pipeline import lint_paths
-    files = _includers(tmp_path)
-    monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
-    lint_paths([str(files[0])], Options(use_cache=False), jobs=1)
-    assert not reuse_module.KEPT.entries  # (it would only free them at exit)
-    lint_text(files[0].read_text(), str(files[0]), Options())  # a process that lints more (the server)
-    assert reuse_module.KEPT.entries
-
-
-def test_a_files_own_functions_are_kept_for_its_own_texts_only(monkeypatch):
-    monkeypatch.setattr(reuse_module, "KEPT", TextMemo(reuse_module.MAX_KEPT))
-    seen = _count_analyses(monkeypatch)
-    lint_text(TWO_KERNELS, "k.cu", Options(targets=["sm_60", "sm_70"]))
-    assert sorted(seen) == ["guarded", "guarded", "same_everywhere"]  # taken from the other text
-    assert not reuse_module.KEPT.entries  # (no other file has them: they would crowd out headers')

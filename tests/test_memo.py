@@ -2,7 +2,6 @@
 reused within a run, and nothing a file gives depends on what the process linted before."""
 from __future__ import annotations
 
-from warplint.analysis import reuse
 from warplint.frontends.cuda import frontend, lexer
 from warplint.memo import TextMemo
 from warplint.options import Options
@@ -34,7 +33,6 @@ __global__ void {name}(float *out, int n) {{
 def _clear_memos():
     lexer.TOKENIZED.clear()
     frontend.PARSED.clear()
-    reuse.KEPT.clear()
 
 
 def _outcome(path):

@@ -164,6 +164,7 @@ class Function:
     body: list[Union[Instr, Label]] = field(default_factory=list)
     loc: Loc = None  # type: ignore[assignment]
     display_name: str = ""  # demangled / source name when known
+    outside: bool = False  # CUDA-C: analysed by code outside the file's report, if at all (frontends/cuda/scope.py)
 
 
 @dataclass(slots=True, eq=False)

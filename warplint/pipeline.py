@@ -11,7 +11,6 @@ when a file is analysed, never for `--version`, `rules`, `--explain` or a cache 
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,23 +27,6 @@ if TYPE_CHECKING:  # imported where used: a cache hit builds no IR and judges no
 
 MAX_BYTES = 64 * 1024 * 1024
 PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
-
-
-class _Process:
-    """Does this process lint more files after this one (a run of several files, a worker, the
-    language server)?  Then a header's function analysed for one file is kept for the next
-    (`analysis.reuse.KEPT`); a run of one file keeps nothing (what it kept it would only free
-    at exit: ~0.3 s of CPU after nccl's all_reduce.h)."""
-    keeps_analyses = True
-
-
-@contextmanager
-def _one_file_run():
-    kept, _Process.keeps_analyses = _Process.keeps_analyses, False
-    try:
-        yield
-    finally:
-        _Process.keeps_analyses = kept
 
 
 @dataclass
@@ -305,11 +287,9 @@ def _lint_text(text: str, path: str, options: Options | None) -> FileResult:
 
 
 def _analyses(texts: int):
-    """The analyses a file of `texts` preprocessed texts may take (analysis/reuse.py): those of its
-    other texts, and where the process keeps them, those of other files."""
-    from .analysis.reuse import KEPT, Analyses
-    if _Process.keeps_analyses:
-        return Analyses(every_function=texts > 1, kept=KEPT)
+    """The analyses a file of `texts` preprocessed texts may take from its other texts
+    (analysis/reuse.py)."""
+    from .analysis.reuse import Analyses
     return Analyses() if texts > 1 else None
 
 
@@ -471,8 +451,7 @@ def lint_paths(files: list[str], options: Options, jobs: int, timeout: float | N
     worker processes (one file at a time each), where a file that kills its worker or runs
     past `timeout` seconds gets a diagnostic and the others are analysed as usual."""
     if len(files) <= 1:
-        with _one_file_run():
-            return [_lint_one(f, options) for f in files]
+        return [_lint_one(f, options) for f in files]
     from functools import partial
 
     from .workers import Lost, run_all
@@ -587,8 +566,7 @@ def lint_run(files: list[str], options: Options, settings: RunSettings, diagnost
     from .fingerprint import fingerprints
     from .sources import Sources
     if settings.stdin_text is not None:  # `warplint -`: one file, its text read from stdin
-        with _one_file_run():
-            results = [lint_text(settings.stdin_text, files[0], options)]
+        results = [lint_text(settings.stdin_text, files[0], options)]
     else:
         results = lint_paths(files, options, settings.jobs, settings.timeout)
     sources = Sources()

@@ -33,6 +33,20 @@ def called_functions(module) -> set[int]:
     return out
 
 
+def called_outside(module, table: dict[str, list[Function]]) -> set[int]:
+    """The functions (by `id`) that only code outside the file's report analyses
+    (`Function.outside`: frontends/cuda/scope.py), and those they call."""
+    todo = [f for f in module.functions if f.outside]
+    out = {id(f) for f in todo}
+    while todo:
+        for ins in todo.pop().body:
+            callee = resolve(ins, table) if isinstance(ins, Instr) else None
+            if callee is not None and id(callee) not in out:
+                out.add(id(callee))
+                todo.append(callee)
+    return out
+
+
 def function_table(module) -> dict[str, list[Function]]:
     """The functions with a body, by name: overloads share one (build it once per module)."""
     table: dict[str, list[Function]] = {}

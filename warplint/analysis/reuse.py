@@ -1,12 +1,10 @@
 """One analysis per function as analysed: a CUDA file is preprocessed once per target
 architecture its text tests (pipeline.parse_variants), and the texts mostly define the same
-functions, instruction for instruction (nccl's collective headers: 279 of 302); the files of one
-run include the same headers (nccl's `src/device/*.h` include ~54), whose device functions no
-file calls are analysed on their own in each.  A function whose inlined body and module facts
-are those of one analysed for another text of the file, or for another file linted before in
-this process, takes that analysis (a copy with its own notes: the checks add theirs per target)
-instead of a second one.  The analyses are kept in `KEPT`, bounded, one per process (each
-`--jobs` worker keeps its own).
+functions, instruction for instruction (nccl's collective headers: 279 of 302).  A function whose
+inlined body and module facts are those of one analysed for another text of the file takes that
+analysis (a copy with its own notes: the checks add theirs per target) instead of a second one.
+(Other files' functions are not kept: a header's functions that a file's code does not reach are
+not analysed for it at all, and those it reaches inline the file's own code: frontends/cuda/scope.py.)
 
 `key` holds everything the analysis reads: the function with its calls inlined (every field
 of every instruction and label, numbers with their type: `Imm(1)` and `Imm(1.0)` are equal as
@@ -22,24 +20,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import Addr, Imm, Instr, Reg, Sym, Vec
-from ..memo import TextMemo
 from .inline import _OWN, MAX_DEPTH, OWN_FIELDS
-
-MAX_KEPT = 300_000  # instructions of the analyses kept in one process (their inlined bodies; ~400 B each)
-KEPT = TextMemo(MAX_KEPT)  # key -> (analysis, its notes when made, the functions inlined)
 
 
 class Analyses:
-    """The analyses that one file's texts may take, by key (`key`, `key_as_written`): those of
-    the file's other texts, and those of functions from other files (headers) that `kept` holds
-    (`KEPT`: analysed for other files linted before in this process; None: none kept).
-    `every_function`: key every function (the file has several texts), else only those defined
-    in another file (a function of the file itself is no other file's)."""
+    """The analyses that one file's texts may take, by key (`key`, `key_as_written`)."""
 
-    def __init__(self, every_function: bool = True, kept: TextMemo | None = None):
-        self.every_function = every_function
-        self._kept = kept
-        self._own: dict = {}  # key -> (analysis, its notes when made, the functions inlined), the rest
+    def __init__(self):
+        self._own: dict = {}  # key -> (analysis, its notes when made, the functions inlined)
         self._keys: dict[int, tuple] = {}  # id(function) -> (function, its `_function_key`)
         self._names: dict[int, tuple] = {}  # id(function) -> (function, the symbols it names)
         self._odd: dict[int, tuple] = {}  # id(function table) -> (table, `odd_names`)
@@ -54,24 +42,14 @@ class Analyses:
         """(`get(key)`, the functions inlined into it: [(name, index among the functions of that
         name)]); (None, None) where none is kept."""
         kept = self._own.get(key)
-        if kept is None and self._kept is not None:
-            kept = self._kept.get(key)
         if kept is None:
             return None, None
         fa, notes, inlined = kept
         return replace(fa, notes=list(notes)), inlined
 
-    def put(self, key, fa, inlined: list[tuple[str, int]] = (), from_another_file: bool = False) -> None:
-        """Keep `fa` for `key`: in `kept` for a function from another file, else for this file only."""
-        entry = (fa, tuple(fa.notes), list(inlined))
-        if from_another_file and self._kept is not None:
-            self._kept.put(key, entry, len(fa.function.body) + 1)
-        else:
-            self._own.setdefault(key, entry)
-
-    def wanted(self, fn, module) -> bool:
-        """Is `fn` keyed (see `every_function`)?"""
-        return self.every_function or from_another_file(fn, module)
+    def put(self, key, fa, inlined: list[tuple[str, int]] = ()) -> None:
+        """Keep `fa` for `key`."""
+        self._own.setdefault(key, (fa, tuple(fa.notes), list(inlined)))
 
     def function_key(self, fn) -> "_Key":
         """`_function_key(fn)` (its hash found once), found once per function."""
@@ -136,11 +114,6 @@ class Analyses:
                         _symbols(o, found)
             kept = self._names[id(fn)] = (fn, frozenset(found))
         return kept[1]
-
-
-def from_another_file(fn, module) -> bool:
-    """Is `fn` defined in a file other than the module's (a header's)?"""
-    return fn.loc is not None and fn.loc.path != module.path
 
 
 def key_as_written(fn, module, table, options, reuse: Analyses) -> "_Key | None":

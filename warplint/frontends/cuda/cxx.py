@@ -961,7 +961,7 @@ class _Layer:
         inner = self.render(a + 1, b - 1)
         value = [self.tok(size).copy(kind="id", text=_text(size))] if size.type == "type_descriptor" and \
             size.named_child_count == 1 and size.named_children[0].type == "type_identifier" else self.node(size)
-        return [self.tok(name.child_by_field_name("name")).copy(text="tiled_partition"), self.src.toks[a], *inner,
+        return [self.tok(name.child_by_field_name("name")).copy(kind="id", text="tiled_partition"), self.src.toks[a], *inner,
                 *([_new(t, "op", ",")] if inner else []), *value, self.src.toks[b - 1]]
 
     # -- calls of members from outside the class ---------------------------------------------
@@ -1035,7 +1035,7 @@ class _Layer:
                     _new(t, "op", ")"), _new(t, "op", "{"), _new(t, "num", "0"), _new(t, "op", "}")]
         else:
             this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
-        return [t.copy(text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
+        return [t.copy(kind="id", text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
                 *inner, self.src.toks[b - 1]]
 
     def r_init_declarator(self, n):
@@ -1310,9 +1310,9 @@ class _Layer:
             return [_new(t, "op", "("), _new(t, "op", "*"), t, _new(t, "op", ")")]
         qual = self._call_in_namespace(n)
         if qual is not None:
-            return [self.tok(n).copy(text=mangle(qual))]
+            return [self.tok(n).copy(kind="id", text=mangle(qual))]
         if _text(n) in _CONTEXTUAL_KEYWORDS:
-            return [self.tok(n).copy(text="__" + _text(n))]
+            return [self.tok(n).copy(kind="id", text="__" + _text(n))]
         return None
 
     # -- namespaces --------------------------------------------------------------------------
@@ -1364,15 +1364,15 @@ class _Layer:
         t = self.tok(n)
         q = self._resolve(n, tuple(parts))
         if q is not None:
-            return [t.copy(text=mangle(q))]
+            return [t.copy(kind="id", text=mangle(q))]
         scope = n.child_by_field_name("scope")
         cls = self.classes.get(parts[0]) if len(parts) == 2 else None
         if len(parts) == 2 and scope is not None and scope.type == "template_type":  # `R<2>::f`, specialised
             cls = self.classes.get(self.specialisations.get("".join(_text(scope).split()), ""), cls)
         if cls is not None and cls.methods.get(parts[1]):  # `S::f` of a static member function
-            return [t.copy(text=cls.mangled(parts[1]))]
+            return [t.copy(kind="id", text=cls.mangled(parts[1]))]
         if scope is not None and scope.type == "template_type":
-            return [t.copy(text=mangle(parts))]
+            return [t.copy(kind="id", text=mangle(parts))]
         if self._class_here(n, parts):  # `layout::Span` of `namespace layout { struct Span {...}; }`
             return [t.copy(kind="id", text=parts[-1])]
         if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
@@ -1743,7 +1743,7 @@ class _Class:
         lay.display[mangled] = f"{self.shown}::{_text(fn_name)}"
         t = lay.tok(fn_name)
         ctor = name == self.constructor or name == "dtor"
-        lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(text=mangled)])
+        lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(kind="id", text=mangled)])
         if not static and params is not None:
             lay.fix(params, lambda n: self.object_parameter(n))
         for q in d.children:
@@ -1802,7 +1802,7 @@ class _Class:
             if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
                     and x in self.methods:
                 if self.methods[x] or static:
-                    lay.fix(n, lambda m, x=x: [lay.tok(m).copy(text=self.mangled(x))])
+                    lay.fix(n, lambda m, x=x: [lay.tok(m).copy(kind="id", text=self.mangled(x))])
                 else:
                     lay.fix(p, lambda m, x=x: self.member_call(m, x))
             elif x in self.fields and not static:
@@ -1820,7 +1820,7 @@ class _Class:
         t = lay.tok(f)
         a, b = lay.src.span(args)
         inner = lay.render(a + 1, b - 1)
-        return [t.copy(text=self.mangled(x)), lay.src.toks[a], _new(t, "id", "this"),
+        return [t.copy(kind="id", text=self.mangled(x)), lay.src.toks[a], _new(t, "id", "this"),
                 *([_new(t, "op", ",")] if inner else []), *inner, lay.src.toks[b - 1]]
 
 
@@ -2094,7 +2094,7 @@ class _Lambda:
                                       f"{lay.tok(self.lam).line})"
         lay.fix(call, self.call_copy)
         mine = lambda: lay.specialising is self  # noqa: E731
-        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(text=self.copy_name)] if mine() else None)
+        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(kind="id", text=self.copy_name)] if mine() else None)
         lay.fix_specialised(d.child_by_field_name("parameters"), lambda n: self.copy_parameters(n) if mine() else None)
         body = callee.child_by_field_name("body")
         for c in _nodes(body, ("call_expression",)) if body is not None else ():
@@ -2255,12 +2255,12 @@ class _TemplateValues:
         mine = lambda: lay.specialising if isinstance(lay.specialising, _TemplateCopy) and \
             lay.specialising.callee == fn else None  # noqa: E731
         name = _declarator_name(_function_declarator(fn))
-        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(text=c.name)] if (c := mine()) else None)
+        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(kind="id", text=c.name)] if (c := mine()) else None)
         for m in _nodes(fn, ("identifier", "type_identifier", "call_expression")):
             if m.type == "identifier" and _text(m) in names:
                 lay.fix_specialised(m, lambda n: self.bound(n, c) if (c := mine()) else None)
             elif m.type == "type_identifier" and _text(m) in types:
-                lay.fix_specialised(m, lambda n: [lay.tok(n).copy(text=t)]
+                lay.fix_specialised(m, lambda n: [lay.tok(n).copy(kind="id", text=t)]
                                     if (c := mine()) and (t := c.types.get(_text(n))) else None)
             elif m.type == "call_expression" and types:  # `op(a, b)` of an `Op op` bound to a class
                 lay.fix_specialised(m, lambda n: lay._call_method(n, *found)
@@ -2458,7 +2458,7 @@ class _TypeParameters:
             read_as.setdefault(cls.name, (cls, set()))[1].add(t)
             for ty in declared[t]:
                 self.layer.bound_types[ty.id] = cls.name
-                self.layer.fix(ty, lambda n, c=cls: [self.layer.tok(n).copy(text=c.name)])
+                self.layer.fix(ty, lambda n, c=cls: [self.layer.tok(n).copy(kind="id", text=c.name)])
 
     @staticmethod
     def type_parameters(tmpl) -> set[str]:

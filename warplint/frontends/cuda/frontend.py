@@ -17,6 +17,7 @@ from .lexer import Tok, brief, quotable
 from .preprocess import cuda_defines, preprocess
 from .warpcode import uses_cooperative_groups, warp_functions
 from .rewrite import Rewriter
+from .scope import file_code
 
 _ERR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
 MAX_NESTING = 200
@@ -253,7 +254,8 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
     parser = _Parser()
     lowerer = Lowerer(module, path, rw)
     resync = _Resynchroniser(parser, rw, notes, len(toks))
-    sources = [iter_chunks(toks)]  # a stack: resynchronising pushes the rest of an item
+    code = file_code(split_chunks(toks), path)
+    sources = [iter(code.chunks)]  # a stack: resynchronising pushes the rest of an item
     try:
         while sources:
             chunk = next(sources[-1], None)
@@ -270,10 +272,17 @@ def parse_cuda(text: str, path: str, options, preprocessed=None) -> Module:
                 continue
             if pp.missing_includes:
                 _undeclared_qualifier(chunk, guessed, path, pp, notes)
+            lowered = len(module.functions)
             lowerer.top(ast, chunk.toks, parser.offset)
+            if id(chunk) in code.outside:
+                for fn in module.functions[lowered:]:
+                    fn.outside = True
     finally:
         parser.close()
     lowerer.finish()
+    for fn in module.functions:
+        if fn.name in code.called_outside:
+            fn.outside = True
     return module
 
 
