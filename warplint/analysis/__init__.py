@@ -32,7 +32,7 @@ def analyze_module(module, options, reuse: Analyses | None = None) -> list[Funct
             continue
         results.append(_analyse(fn, module, options, inlined, table, reuse))
     for fn in module.functions:
-        if fn.body and not fn.is_kernel and id(fn) in called and id(fn) not in inlined | outside:
+        if fn.body and not fn.is_kernel and id(fn) in called and id(fn) not in inlined and id(fn) not in outside:
             module.diagnostics.append(Diagnostic(fn.loc, "note", f"function '{fn.display_name or fn.name}' analysed "
                                                  "on its own: no caller could inline it (calls nested too deeply, "
                                                  "or too large)"))

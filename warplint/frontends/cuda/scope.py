@@ -5,10 +5,11 @@ A file's text holds every function of the headers it includes.  Those that no fu
 file calls, directly or through others, and that call none of its functions, are the headers'
 own business: their findings come from linting the header (as clang-tidy leaves diagnostics in
 headers to a run on the header).  They are not parsed, lowered or analysed here, which is most
-of the work for a file that includes a large header tree (nccl's device headers: ~480 of ~500
-functions).  Two kinds of them are still lowered but not analysed on their own (`Function.outside`):
-a function that may hold an instruction some architectures lack, since the targets a file can be
-built for are decided on all of its text (availability.py), and a function of the file's code
+of the work for a file that includes a large header tree (nccl's all_reduce.h: 400 of the 508
+function definitions of its text are left out, 20 are its code).  Two kinds of functions are
+lowered but not analysed on their own (`Function.outside`): one that may hold an instruction
+some architectures lack, since the targets a file can be built for are decided on all of its
+text (availability.py; 89 in all_reduce.h, with what they call), and one of the file's code
 that left-out code calls, whose analysis in context belongs to those callers.
 
 Calls are seen by name on the tokens of each top-level function definition (after the C++ layer
@@ -61,12 +62,13 @@ def file_code(chunks: list, path: str) -> FileCode:
 def _decides_targets(chunk) -> bool:
     """May the function hold an instruction that some architectures lack (availability.py)?
     Inline asm (`__warplint_asm` after the rewriter), and the warp intrinsics declared for newer
-    architectures only."""
+    architectures only (match: sm_70, `labeled_partition` is one; redux: sm_80)."""
     return any(t.text in _TARGET_NAMES for t in chunk.toks if t.kind == "id")
 
 
 _TARGET_NAMES = frozenset(["__warplint_asm", "__match_any_sync", "__match_all_sync", "match_any", "match_all",
-                           "reduce"] + [f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")])
+                           "labeled_partition"] + [f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or",
+                                                                                  "xor")])
 
 
 def _closure(start: list, step) -> dict[int, object]:
