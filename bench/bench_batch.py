@@ -13,8 +13,8 @@ one copy and on all N (median of `--runs`, alternating), and prints the marginal
   is analysed, and the in-process memories of texts (warplint/memo.py) only help where a text
   repeats (none does here but the shape of the code);
 - shared header: as own text, and every file includes one header of ~150 lines of device
-  functions that no kernel calls (a project's warp utilities: each file analyses them on its
-  own unless the process keeps their analyses, analysis/reuse.py).
+  functions that no kernel calls (a project's warp utilities: not the file's code, so no file
+  parses or analyses them: frontends/cuda/scope.py).
 
 Target (issue 17): <= 20 ms per file.
 """
