@@ -959,9 +959,9 @@ class _Layer:
         f = call.child_by_field_name("function")
         name = f.child_by_field_name("name") if f.type == "qualified_identifier" else f
         inner = self.render(a + 1, b - 1)
-        value = [self.tok(size).copy(kind="id", text=_text(size))] if size.type == "type_descriptor" and \
+        value = [self.tok(size).named(_text(size))] if size.type == "type_descriptor" and \
             size.named_child_count == 1 and size.named_children[0].type == "type_identifier" else self.node(size)
-        return [self.tok(name.child_by_field_name("name")).copy(kind="id", text="tiled_partition"), self.src.toks[a], *inner,
+        return [self.tok(name.child_by_field_name("name")).named("tiled_partition"), self.src.toks[a], *inner,
                 *([_new(t, "op", ",")] if inner else []), *value, self.src.toks[b - 1]]
 
     # -- calls of members from outside the class ---------------------------------------------
@@ -1035,7 +1035,7 @@ class _Layer:
                     _new(t, "op", ")"), _new(t, "op", "{"), _new(t, "num", "0"), _new(t, "op", "}")]
         else:
             this = self.node(obj) if pointer else [_new(t, "op", "&"), *self.node(obj)]
-        return [t.copy(kind="id", text=cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
+        return [t.named(cls.mangled(member)), self.src.toks[a], *this, *([_new(t, "op", ",")] if inner else []),
                 *inner, self.src.toks[b - 1]]
 
     def r_init_declarator(self, n):
@@ -1310,9 +1310,9 @@ class _Layer:
             return [_new(t, "op", "("), _new(t, "op", "*"), t, _new(t, "op", ")")]
         qual = self._call_in_namespace(n)
         if qual is not None:
-            return [self.tok(n).copy(kind="id", text=mangle(qual))]
+            return [self.tok(n).named(mangle(qual))]
         if _text(n) in _CONTEXTUAL_KEYWORDS:
-            return [self.tok(n).copy(kind="id", text="__" + _text(n))]
+            return [self.tok(n).named("__" + _text(n))]
         return None
 
     # -- namespaces --------------------------------------------------------------------------
@@ -1357,24 +1357,24 @@ class _Layer:
             m = m.child_by_field_name("name")
         if m is not None and m.type in ("template_type", "template_function") and parts and \
                 (base := m.child_by_field_name("name")) is not None and self._class_here(n, parts + [_text(base)]):
-            return [self.tok(n).copy(kind="id", text=_text(base))]  # `ns::S<A>`: templates are erased
+            return [self.tok(n).named(_text(base))]  # `ns::S<A>`: templates are erased
         if m is None or m.type not in ("identifier", "type_identifier") or not parts:
             return None
         parts.append(_text(m))
         t = self.tok(n)
         q = self._resolve(n, tuple(parts))
         if q is not None:
-            return [t.copy(kind="id", text=mangle(q))]
+            return [t.named(mangle(q))]
         scope = n.child_by_field_name("scope")
         cls = self.classes.get(parts[0]) if len(parts) == 2 else None
         if len(parts) == 2 and scope is not None and scope.type == "template_type":  # `R<2>::f`, specialised
             cls = self.classes.get(self.specialisations.get("".join(_text(scope).split()), ""), cls)
         if cls is not None and cls.methods.get(parts[1]):  # `S::f` of a static member function
-            return [t.copy(kind="id", text=cls.mangled(parts[1]))]
+            return [t.named(cls.mangled(parts[1]))]
         if scope is not None and scope.type == "template_type":
-            return [t.copy(kind="id", text=mangle(parts))]
+            return [t.named(mangle(parts))]
         if self._class_here(n, parts):  # `layout::Span` of `namespace layout { struct Span {...}; }`
-            return [t.copy(kind="id", text=parts[-1])]
+            return [t.named(parts[-1])]
         if scope is not None and parts[0] in self.ns_alias:  # `cg::x` -> `cooperative_groups::x`
             target = self.ns_alias[parts[0]]
             at = [x.copy(path=t.path, line=t.line, col=t.col) for x in self.node(target)]
@@ -1420,7 +1420,7 @@ class _Layer:
         if named is None:
             return None
         self.typenames.add(named[0])
-        return [self.tok(named[1]).copy(kind="id", text=named[0])]
+        return [self.tok(named[1]).named(named[0])]
 
     def _constructed(self, call):
         """The type a call constructs (`T(a, b)`, `X<A>(a)`, `ns::X<A>()`: a name used as a type
@@ -1503,7 +1503,7 @@ class _Layer:
         pack = n.named_children[-1] if n.named_child_count else None
         if pack is None or not any(c.type == "..." for c in n.children):
             return None
-        return [self.tok(n).copy(kind="id", text="__sizeof_pack_" + _text(pack).strip("() "))]
+        return [self.tok(n).named("__sizeof_pack_" + _text(pack).strip("() "))]
 
     def r_new_expression(self, n):
         """Placement new `new (p) T{v}` -> `(*(p) = v)`: the object is made in the place p
@@ -1520,7 +1520,7 @@ class _Layer:
     def r_decltype(self, n):
         """`decltype(e) x = e;` -> `auto x = e;`: the type of e, known to the lowering only from a
         value (without one, an opaque type)."""
-        return [self.tok(n).copy(kind="id", text="auto")]
+        return [self.tok(n).named("auto")]
 
     def _with_initialiser(self, n):
         """The init-statement of `if (init; cond)` / `switch (init; cond)`, or None."""
@@ -1570,7 +1570,7 @@ class _Layer:
             return None
         t = self.tok(n)
         self.typenames.add(_text(name))
-        return [t.copy(kind="id", text="typedef"), *spelling, self.tok(name), self.src.toks[self.src.span(n)[1] - 1]]
+        return [t.named("typedef"), *spelling, self.tok(name), self.src.toks[self.src.span(n)[1] - 1]]
 
     r_type_definition = r_alias_declaration
 
@@ -1651,7 +1651,7 @@ class _Class:
                 drop.append(c)
         if self.specialisation is not None:
             t = self.layer.tok(self.specialisation)
-            self.layer.fix(self.specialisation, lambda n: [t.copy(kind="id", text=self.name)])
+            self.layer.fix(self.specialisation, lambda n: [t.named(self.name)])
         if not members and not drop:
             return
         if local is not None:
@@ -1699,7 +1699,7 @@ class _Class:
             if n.type == "type_identifier" and _text(n) == own:
                 t = lay.tok(n)
                 lay.bound_types[n.id] = self.name
-                lay.fix(n, lambda n, t=t: [t.copy(kind="id", text=self.name)])
+                lay.fix(n, lambda n, t=t: [t.named(self.name)])
         lay.fix(self.spec, self.before_function)
 
     def before_function(self, spec):
@@ -1711,7 +1711,7 @@ class _Class:
         lay.before.extend(lay.node(spec) + [_new(end, "op", ";")] + lay.pending)
         lay.pending = outer
         t = lay.tok(spec)
-        return [t.copy(kind="id", text=self.name)] if spec.parent.type == "declaration" else []
+        return [t.named(self.name)] if spec.parent.type == "declaration" else []
 
     @property
     def tag(self) -> str:
@@ -1743,7 +1743,7 @@ class _Class:
         lay.display[mangled] = f"{self.shown}::{_text(fn_name)}"
         t = lay.tok(fn_name)
         ctor = name == self.constructor or name == "dtor"
-        lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.copy(kind="id", text=mangled)])
+        lay.fix(fn_name, lambda n: ([_new(t, "id", "void")] if ctor else []) + [t.named(mangled)])
         if not static and params is not None:
             lay.fix(params, lambda n: self.object_parameter(n))
         for q in d.children:
@@ -1802,7 +1802,7 @@ class _Class:
             if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n \
                     and x in self.methods:
                 if self.methods[x] or static:
-                    lay.fix(n, lambda m, x=x: [lay.tok(m).copy(kind="id", text=self.mangled(x))])
+                    lay.fix(n, lambda m, x=x: [lay.tok(m).named(self.mangled(x))])
                 else:
                     lay.fix(p, lambda m, x=x: self.member_call(m, x))
             elif x in self.fields and not static:
@@ -1820,7 +1820,7 @@ class _Class:
         t = lay.tok(f)
         a, b = lay.src.span(args)
         inner = lay.render(a + 1, b - 1)
-        return [t.copy(kind="id", text=self.mangled(x)), lay.src.toks[a], _new(t, "id", "this"),
+        return [t.named(self.mangled(x)), lay.src.toks[a], _new(t, "id", "this"),
                 *([_new(t, "op", ",")] if inner else []), *inner, lay.src.toks[b - 1]]
 
 
@@ -2009,7 +2009,7 @@ class _Lambda:
             returns = any(r.named_child_count for r in _nodes(body, ("return_statement",))
                           if self.own_return(r))
             rtype = [_new(at, "id", "auto" if returns else "void")]
-        out = [_new(at, "id", "__device__"), *rtype, at.copy(kind="id", text=self.mangled), _new(at, "op", "(")]
+        out = [_new(at, "id", "__device__"), *rtype, at.named(self.mangled), _new(at, "op", "(")]
         if params is not None:
             a, b = lay.src.span(params)
             inner = lay.render(a + 1, b - 1)
@@ -2047,7 +2047,7 @@ class _Lambda:
         if self.callee is None:
             lay.notes.append((at, f"lambda at line {at.line} is analysed as a function of its own (its "
                               "captures as parameters); where it is passed, its calls are opaque"))
-        return [at.copy(kind="id", text=self.mangled)]
+        return [at.named(self.mangled)]
 
     # -- a lambda passed to a function the file defines ---------------------------------------
     def _argument(self, args):
@@ -2094,7 +2094,7 @@ class _Lambda:
                                       f"{lay.tok(self.lam).line})"
         lay.fix(call, self.call_copy)
         mine = lambda: lay.specialising is self  # noqa: E731
-        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(kind="id", text=self.copy_name)] if mine() else None)
+        lay.fix_specialised(name, lambda n: [lay.tok(n).named(self.copy_name)] if mine() else None)
         lay.fix_specialised(d.child_by_field_name("parameters"), lambda n: self.copy_parameters(n) if mine() else None)
         body = callee.child_by_field_name("body")
         for c in _nodes(body, ("call_expression",)) if body is not None else ():
@@ -2129,7 +2129,7 @@ class _Lambda:
         args = call.child_by_field_name("arguments")
         t = lay.tok(call)
         a, b = lay.src.span(args)
-        out = [t.copy(kind="id", text=self.copy_name), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        out = [t.named(self.copy_name), lay.src.toks[a], *lay.render(a + 1, b - 1)]
         lay.before.extend(copy)
         for cap in self.captures:
             out += [_new(t, "op", ","), *self.capture_argument(t, cap)]
@@ -2150,7 +2150,7 @@ class _Lambda:
         args = c.child_by_field_name("arguments")
         t = lay.tok(f)
         a, b = lay.src.span(args)
-        out = [t.copy(kind="id", text=self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
+        out = [t.named(self.mangled), lay.src.toks[a], *lay.render(a + 1, b - 1)]
         given = args.named_child_count
         for i, value in enumerate(self.defaults_after(given)):
             if i or given:
@@ -2255,12 +2255,12 @@ class _TemplateValues:
         mine = lambda: lay.specialising if isinstance(lay.specialising, _TemplateCopy) and \
             lay.specialising.callee == fn else None  # noqa: E731
         name = _declarator_name(_function_declarator(fn))
-        lay.fix_specialised(name, lambda n: [lay.tok(n).copy(kind="id", text=c.name)] if (c := mine()) else None)
+        lay.fix_specialised(name, lambda n: [lay.tok(n).named(c.name)] if (c := mine()) else None)
         for m in _nodes(fn, ("identifier", "type_identifier", "call_expression")):
             if m.type == "identifier" and _text(m) in names:
                 lay.fix_specialised(m, lambda n: self.bound(n, c) if (c := mine()) else None)
             elif m.type == "type_identifier" and _text(m) in types:
-                lay.fix_specialised(m, lambda n: [lay.tok(n).copy(kind="id", text=t)]
+                lay.fix_specialised(m, lambda n: [lay.tok(n).named(t)]
                                     if (c := mine()) and (t := c.types.get(_text(n))) else None)
             elif m.type == "call_expression" and types:  # `op(a, b)` of an `Op op` bound to a class
                 lay.fix_specialised(m, lambda n: lay._call_method(n, *found)
@@ -2289,7 +2289,7 @@ class _TemplateValues:
                 return None
             copy = self.copies[key] = self.new_copy(callee, values, types)
             self.unrendered.append(copy)
-        return [lay.tok(f).copy(kind="id", text=copy.name)]
+        return [lay.tok(f).named(copy.name)]
 
     def values(self, f, callee) -> dict[str, list[Tok]]:
         """Value parameter -> its constant's tokens, for the call whose function is `f`."""
@@ -2458,7 +2458,7 @@ class _TypeParameters:
             read_as.setdefault(cls.name, (cls, set()))[1].add(t)
             for ty in declared[t]:
                 self.layer.bound_types[ty.id] = cls.name
-                self.layer.fix(ty, lambda n, c=cls: [self.layer.tok(n).copy(kind="id", text=c.name)])
+                self.layer.fix(ty, lambda n, c=cls: [self.layer.tok(n).named(c.name)])
 
     @staticmethod
     def type_parameters(tmpl) -> set[str]:

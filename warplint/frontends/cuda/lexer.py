@@ -40,6 +40,11 @@ class Tok:
             setattr(t, k, v)
         return t
 
+    def named(self, text: str) -> "Tok":
+        """A name token `text` where this one stands (a name the C++ layer or the rewriter
+        makes, such as a mangled method name, is a name whatever token it replaces: `~`)."""
+        return self.copy(kind="id", text=text)
+
     def __repr__(self):
         return f"Tok({self.kind},{self.text!r},{self.line}:{self.col})"
 

@@ -54,7 +54,7 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
                 continue
             spelled, why = _spelling(toks[k].text, stop > k + 1, toks[name].text in launched, device_body,
                                      any(t.text == "void" for t in toks[stop:name]))
-            replace[k] = (stop, [toks[k].copy(kind="id", text=w) for w in spelled])
+            replace[k] = (stop, [toks[k].named(w) for w in spelled])
             if why and toks[k].text not in noted:
                 noted.add(toks[k].text)
                 notes.append((toks[k], _note(toks[k], path, " ".join(spelled), why)))
@@ -65,7 +65,7 @@ def resolve(toks: list[Tok], path: str) -> tuple[list[Tok], list[tuple[Tok, str]
             if _pragma_macro(toks, k):
                 replace[k] = (_after_arguments(toks, k), [])
             elif _shared_macro(toks, k):
-                replace[k] = (k + 1, [toks[k].copy(kind="id", text="__shared__")])
+                replace[k] = (k + 1, [toks[k].named("__shared__")])
                 if toks[k].text not in noted:
                     noted.add(toks[k].text)
                     notes.append((toks[k], _note(toks[k], path, "__shared__", "from its name")))

@@ -122,7 +122,7 @@ class Rewriter:
                             and toks[i + 1].text not in ("numeric_limits",):
                         out[-1] = toks[i + 1].copy(path=prev.path, line=prev.line, col=prev.col)
                     else:
-                        out[-1] = prev.copy(kind="id", text=prev.text + "__" + toks[i + 1].text)
+                        out[-1] = prev.named(prev.text + "__" + toks[i + 1].text)
                     i += 2
                     continue
                 if i + 1 < n and toks[i + 1].kind == "str":  # asm("..." ::"r"(x)): two colons, kept
