@@ -1,6 +1,7 @@
 """The hazard search's shortcuts (issue 17) find what the long way finds: a block where nothing
-happens passes its one incoming state on (not a copy), and what one search asks of a pair of
-accesses (whether they are compared, whether they conflict) is answered once."""
+happens passes its one incoming state on (not a copy), what one search asks of a pair of
+accesses (whether they are compared, whether they conflict) is answered once, and accesses on
+sibling paths are paired only with those they may race with."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,6 +28,7 @@ def _long_way(monkeypatch) -> None:
                          if memory._base(p) == memory._base(acc) and memory._may_race(p, acc)
                          and not memory._exclusive(p, acc, self.lits, self.in_loop))
     monkeypatch.setattr(memory._Pairs, "partners", partners)
+    monkeypatch.setattr(memory._Pairs, "racing", lambda self, acc: frozenset(self.by_instr))  # every pair
     monkeypatch.setattr(memory._Pairs, "conflict",
                         lambda self, a, b: memory._ordered_conflict(a, b, self.lits, self.caller_pointers))
 
@@ -72,6 +74,8 @@ def test_partners_are_the_pairs_that_may_race_and_are_not_exclusive(path):
             expected = {id(p.instr) for p in accesses if memory._may_race(p, acc)
                         and not memory._exclusive(p, acc, fa.lits, in_loop)}
             assert pairs.partners(acc) == expected
+            assert pairs.racing(acc) == {id(p.instr) for p in accesses if memory._may_race(p, acc)} == \
+                {id(p.instr) for p in accesses if memory._may_race(acc, p)}  # (either order)
 
 
 def _random_kernel(rng) -> str:

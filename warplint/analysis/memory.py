@@ -235,9 +235,11 @@ def _sibling_hazards(incoming: list[tuple], hazards: dict, pairs: "_Pairs") -> N
             accs.setdefault(key, a)
     every = (1 << len(incoming)) - 1  # an access on every path pairs with none
     items = [(k, a) for k, a in accs.items() if paths[k] != every]
+    at = {k: i for i, (k, _) in enumerate(items)}
     for i, (ka, a) in enumerate(items):
         pa = paths[ka]
-        for kc, c in items[i + 1:]:
+        for j in sorted(at[kc] for kc in pairs.racing(a) if at.get(kc, -1) > i):  # (the others meet nothing)
+            kc, c = items[j]
             pc = paths[kc]
             if not (pa & ~pc and pc & ~pa):
                 continue
@@ -397,6 +399,7 @@ class _Pairs:
         self.shifts = _Shifts(fa)
         self.claims = Claims(fa)
         self._partners: dict[int, frozenset] = {}
+        self._racing: dict[int, frozenset] = {}
         self._conflicts: dict[tuple[int, int], tuple] = {}
         self._excluding: dict[int, set[int]] | None = None
 
@@ -406,10 +409,19 @@ class _Pairs:
         key = id(acc.instr)
         found = self._partners.get(key)
         if found is None:
-            racing = self._racing_with(acc)
+            racing = self.racing(acc)
             if racing and acc.block not in self.in_loop:
-                racing -= self._exclusive_of(acc)
-            found = self._partners[key] = frozenset(racing)
+                racing = racing - self._exclusive_of(acc)
+            found = self._partners[key] = racing
+        return found
+
+    def racing(self, acc: MemAccess) -> frozenset:
+        """`_racing_with(acc)` (by instruction id), found once per access: the only accesses
+        that `conflict` can find in conflict with it, before or after it."""
+        key = id(acc.instr)
+        found = self._racing.get(key)
+        if found is None:
+            found = self._racing[key] = frozenset(self._racing_with(acc))
         return found
 
     def _racing_with(self, acc: MemAccess) -> set[int]:
