@@ -38,7 +38,8 @@ def file_code(chunks: list, path: str) -> FileCode:
     defs: dict[str, list] = {}
     for c in funcs:
         defs.setdefault(c.name_tok.text, []).append(c)
-    calls = {id(c): {t.text for t in c.toks if t.kind == "id"} & defs.keys() for c in funcs}
+    names = {id(c): {t.text for t in c.toks if t.kind == "id"} for c in funcs}
+    calls = {k: written & defs.keys() for k, written in names.items()}
     callers: dict[str, list] = {}
     for c in funcs:
         for name in calls[id(c)]:
@@ -51,7 +52,8 @@ def file_code(chunks: list, path: str) -> FileCode:
     code = _closure(list(code.values()), callees)
     if len(code) == len(funcs):
         return FileCode(chunks, set(), frozenset())
-    outside = _closure([c for c in funcs if id(c) not in code and _decides_targets(c)], callees)
+    targets = _target_names()
+    outside = _closure([c for c in funcs if id(c) not in code and not targets.isdisjoint(names[id(c)])], callees)
     outside = {k: c for k, c in outside.items() if k not in code}
     left_out_calls = {name for c in funcs if id(c) not in code and id(c) not in outside for name in calls[id(c)]}
     return FileCode([c for c in chunks if not (c.is_func and c.name_tok is not None) or id(c) in code
@@ -59,16 +61,14 @@ def file_code(chunks: list, path: str) -> FileCode:
                     frozenset(left_out_calls & {c.name_tok.text for c in code.values()}))
 
 
-def _decides_targets(chunk) -> bool:
-    """May the function hold an instruction that some architectures lack (availability.py)?
-    Inline asm (`__warplint_asm` after the rewriter), and the warp intrinsics declared for newer
+def _target_names() -> frozenset[str]:
+    """The names whose call may hold an instruction that some architectures lack
+    (availability.py), so that a function writing one may decide the file's targets: inline asm
+    (`__warplint_asm` after the rewriter), and the warp intrinsics declared for newer
     architectures only (match: sm_70, `labeled_partition` is one; redux: sm_80)."""
-    return any(t.text in _TARGET_NAMES for t in chunk.toks if t.kind == "id")
-
-
-_TARGET_NAMES = frozenset(["__warplint_asm", "__match_any_sync", "__match_all_sync", "match_any", "match_all",
-                           "labeled_partition"] + [f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or",
-                                                                                  "xor")])
+    from .intrinsics import _REDUX  # (with the lowering: pycparser's AST classes)
+    return frozenset(["__warplint_asm", "__match_any_sync", "__match_all_sync", "match_any", "match_all",
+                      "labeled_partition", *_REDUX])
 
 
 def _closure(start: list, step) -> dict[int, object]:
